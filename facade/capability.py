@@ -1,0 +1,220 @@
+"""A capability: one typed operation of one domain, declared once as data.
+
+Everything else — listing, filtering, enforcement, deny-lists, budgets — iterates over these.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
+
+from pydantic import BaseModel, ConfigDict
+
+from facade.errors import RegistryError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+Tier = Literal["core", "full"]
+Mode = Literal["core", "full"]
+TIERS: tuple[Tier, ...] = ("core", "full")
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
+DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+
+# The identity fields every parsed input model declares. The host-side hook fills them; the
+# announced schema never shows them (a real deployment spent ~133k tokens describing them).
+IDENTITY_FIELDS: tuple[str, ...] = ("auth_token", "conversation_id")
+
+
+class Input(BaseModel):
+    """Base for a capability's own arguments: unknown arguments are refused, not dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    """MCP behaviour hints of a capability."""
+
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+
+class CallContext:
+    """What a handler gets besides its arguments: who calls, in which conversation, and a
+    database session opened on first use (committed by the caller when the handler succeeds)."""
+
+    def __init__(
+        self,
+        agent: str,
+        conversation: str | None,
+        session_factory: Callable[[], Session] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.conversation = conversation
+        self._session_factory = session_factory
+        self._db: Session | None = None
+
+    @property
+    def db(self) -> Session:
+        if self._db is None:
+            if self._session_factory is None:
+                raise RuntimeError("this call has no database")
+            self._db = self._session_factory()
+        return self._db
+
+    @property
+    def opened_db(self) -> Session | None:
+        """The session if the handler used one, else None."""
+        return self._db
+
+
+Handler = Callable[[CallContext, Any], Any] | Callable[[CallContext, Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One operation, as data.
+
+    Attributes:
+        name: `<domain>.<action>`.
+        description: what the tool does, in a line or two; rules shared by all tools live in
+            TOOLS.md.j2, never here.
+        input_model: the capability's own arguments.
+        parsed_model: `input_model` plus the identity fields; what a call is validated against.
+        handler: `(ctx, args) -> result`, sync (run in a worker thread) or async.
+        tier: `core` (CRUD and essential reads) or `full` (advanced and rare).
+        approval: 0 none, 1 the host asks its user, 2 an operator approves a card.
+        annotations: MCP hints.
+        example: arguments that succeed against the seeded demo data when the registry is
+            walked in order; the test that executes every capability uses them.
+    """
+
+    name: str
+    description: str
+    input_model: type[Input]
+    parsed_model: type[BaseModel]
+    handler: Handler
+    tier: Tier = "core"
+    approval: int = 0
+    annotations: Annotations = field(default_factory=Annotations)
+    example: dict[str, Any] | None = None
+    is_async: bool = False
+
+    @property
+    def domain(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @property
+    def action(self) -> str:
+        return self.name.split(".", 1)[1]
+
+
+def parsed_model_for(input_model: type[Input]) -> type[BaseModel]:
+    """`input_model` plus `auth_token` and `conversation_id`, declared with no description."""
+    namespace: dict[str, Any] = {
+        "__annotations__": {name: str for name in IDENTITY_FIELDS},
+        "__module__": input_model.__module__,
+        "__doc__": input_model.__doc__,
+        "model_config": ConfigDict(**{**input_model.model_config, "extra": "forbid"}),
+    }
+    return type(input_model.__name__, (input_model,), namespace)
+
+
+def make_capability(
+    name: str,
+    handler: Handler,
+    *,
+    description: str | None = None,
+    input_model: type[Input] | None = None,
+    tier: str = "core",
+    approval: int = 0,
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool | None = None,
+    example: dict[str, Any] | None = None,
+) -> Capability:
+    """Build a capability, checking everything a declaration can get wrong.
+
+    The description defaults to the handler's docstring and the input model to the annotation
+    of its second parameter; a read-only capability is idempotent unless told otherwise.
+    """
+    where = f"capability {name!r}"
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise RegistryError(
+            f"{where}: a name is '<domain>.<action>' in lowercase letters, digits and '_', "
+            "each part starting with a letter (e.g. 'projects.task_create')"
+        )
+    if not callable(handler):
+        raise RegistryError(f"{where}: the handler is not callable")
+    text = description if description is not None else inspect.getdoc(handler)
+    text = " ".join((text or "").split())
+    if not text:
+        raise RegistryError(f"{where}: missing description (give description= or a docstring)")
+    model = input_model or _input_model_of(where, handler)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise RegistryError(f"{where}: the input model must be a pydantic model, got {model!r}")
+    declared = [f for f in IDENTITY_FIELDS if f in model.model_fields]
+    if declared:
+        raise RegistryError(
+            f"{where}: the input model declares {', '.join(declared)}; identity fields are added "
+            "by the kit, remove them from the model"
+        )
+    _check_signature(where, handler)
+    if example is not None:
+        try:
+            model.model_validate(example)
+        except Exception as exc:
+            raise RegistryError(f"{where}: its example does not validate: {exc}") from None
+    if tier not in TIERS:
+        raise RegistryError(f"{where}: tier must be 'core' or 'full', got {tier!r}")
+    if approval not in (0, 1, 2):
+        raise RegistryError(f"{where}: approval must be 0, 1 or 2, got {approval!r}")
+    return Capability(
+        name=name,
+        description=text,
+        input_model=model,
+        parsed_model=parsed_model_for(model),
+        handler=handler,
+        tier=tier,  # type: ignore[arg-type]
+        approval=approval,
+        annotations=Annotations(
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=read_only if idempotent is None else idempotent,
+        ),
+        example=example,
+        is_async=inspect.iscoroutinefunction(handler),
+    )
+
+
+def _check_signature(where: str, handler: Handler) -> None:
+    try:
+        params = list(inspect.signature(handler).parameters.values())
+    except (TypeError, ValueError) as exc:
+        raise RegistryError(f"{where}: cannot read the handler's signature ({exc})") from None
+    positional = [
+        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    required_kw = [p for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    if len(positional) != 2 or required_kw:
+        shown = ", ".join(p.name for p in params)
+        raise RegistryError(f"{where}: the handler must take (ctx, args); it takes ({shown})")
+
+
+def _input_model_of(where: str, handler: Handler) -> type[Input]:
+    try:
+        hints = get_type_hints(handler)
+    except Exception as exc:  # an unresolvable forward reference names itself in exc
+        raise RegistryError(f"{where}: cannot resolve the handler's annotations ({exc})") from None
+    params = list(inspect.signature(handler).parameters)
+    if len(params) < 2 or params[1] not in hints:
+        raise RegistryError(
+            f"{where}: annotate the handler's second parameter with its input model, or pass input_model="
+        )
+    return hints[params[1]]

@@ -1,0 +1,64 @@
+"""The errors Facade raises, each written for the reader who must act on it.
+
+Domain errors reach a model as an `is_error` tool result; configuration errors reach a person
+at start-up. Neither ever carries a stack trace across the boundary.
+"""
+
+
+class FacadeError(Exception):
+    """Base of every error Facade raises on purpose."""
+
+
+class ConfigError(FacadeError):
+    """A setting, an agent file or a domain declaration is wrong; start-up stops."""
+
+
+class RegistryError(ConfigError):
+    """A capability declaration is malformed, duplicated or has a handler that does not fit."""
+
+
+class AgentError(ConfigError):
+    """An `agents/<name>/agent.toml` cannot be used as written."""
+
+
+class IdentityError(FacadeError):
+    """The caller could not be identified; nothing was executed."""
+
+
+class DomainError(FacadeError):
+    """A domain refused a call: the message names the problem and what to change."""
+
+    kind = "error"
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {super().__str__()}" if self.kind != "error" else super().__str__()
+
+
+class NotFound(DomainError):
+    """The record or file the call names does not exist."""
+
+    kind = "not found"
+
+
+class Conflict(DomainError):
+    """The call would break a uniqueness or state rule."""
+
+    kind = "conflict"
+
+
+class InvalidRequest(DomainError):
+    """The arguments are well-typed but make no sense together or for this record."""
+
+    kind = "invalid request"
+
+
+class Forbidden(DomainError):
+    """The call reaches outside what this domain may touch (a sandbox, a protected record)."""
+
+    kind = "forbidden"
+
+
+class Unavailable(DomainError):
+    """Something the call needs (a host, an engine, a database) cannot be reached right now."""
+
+    kind = "unavailable"

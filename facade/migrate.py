@@ -1,0 +1,32 @@
+"""Schema migrations: each domain ships its Alembic revisions as a branch labelled with its
+name, so that a third-party domain brings its tables the same way a bundled one does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine
+
+from facade.registry import Registry
+
+SCRIPT_LOCATION = Path(__file__).parent / "migrations"
+
+
+def alembic_config(registry: Registry) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(SCRIPT_LOCATION))
+    locations = [str(d.migrations) for d in registry.domains.values() if d.migrations is not None]
+    # Alembic splits this option on the separator; os.pathsep is safe for any folder name here.
+    config.set_main_option("path_separator", "os")
+    config.set_main_option("version_locations", ":".join(locations) if locations else "")
+    return config
+
+
+def upgrade(engine: Engine, registry: Registry) -> None:
+    """Apply every domain's migrations up to its head."""
+    config = alembic_config(registry)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "heads")
