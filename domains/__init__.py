@@ -1,0 +1,1 @@
+"""The bundled domains; each subpackage exposes a `facade.kit.Domain` as `domain`."""

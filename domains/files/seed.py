@@ -1,0 +1,93 @@
+"""The demo tree a fresh root gets: a few believable notes, reports and photos, plus the files
+the capability examples move, delete and rename. Deterministic, contents and dates alike."""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from datetime import UTC, datetime
+from typing import Any
+
+from domains.files.sandbox import root
+
+
+def _png(rgb: tuple[int, int, int]) -> bytes:
+    """A valid 1x1 PNG of one colour: a real binary file for base64 reads and hashing."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(bytes([0, *rgb]), 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+TODO = """# To do
+- [ ] Send the Q2 sales report to Dana
+- [ ] Book the venue for the offsite
+- [x] Renew the domain name
+- [ ] Review the marketing budget draft
+"""
+
+# path -> (content, modified date); folders get the date of their newest file.
+TREE: dict[str, tuple[str | bytes, str]] = {
+    "notes/meeting-2026-03-02.md": (
+        "# Weekly sync, 2 March 2026\n\nPresent: Dana, Lee, Sam\n\n"
+        "- Q1 closed 8% above plan.\n- Marketing asks for a bigger budget in Q2.\n"
+        "- Next sync: 9 March.\n",
+        "2026-03-02T11:30:00",
+    ),
+    "notes/todo.txt": (TODO, "2026-04-20T09:15:00"),
+    "notes/ideas.md": (
+        "# Ideas\n\n- A loyalty card for repeat customers\n- Ship the Gadget in a second colour\n"
+        "- Move the budget review to the first week of the quarter\n",
+        "2026-02-14T16:45:00",
+    ),
+    "reports/q1-sales.csv": (
+        "month,product,units,revenue\n2026-01,Widget,120,2400.00\n2026-01,Gadget,45,1575.00\n"
+        "2026-02,Widget,132,2640.00\n2026-02,Gadget,51,1785.00\n2026-03,Widget,150,3000.00\n"
+        "2026-03,Gadget,60,2100.00\n",
+        "2026-04-02T08:00:00",
+    ),
+    "reports/q2-sales.csv": (
+        "month,product,units,revenue\n2026-04,Widget,141,2820.00\n2026-04,Gadget,58,2030.00\n",
+        "2026-05-02T08:00:00",
+    ),
+    "reports/summary.md": (
+        "# Sales summary\n\nQ1 revenue: 13,500.00 (Widget 8,040.00; Gadget 5,460.00).\n"
+        "April revenue: 4,850.00.\n",
+        "2026-05-03T10:00:00",
+    ),
+    "photos/README.md": ("Photos from the March offsite.\n", "2026-03-20T18:00:00"),
+    "photos/IMG_0001.png": (_png((200, 30, 30)), "2026-03-18T14:02:11"),
+    "photos/IMG_0002.png": (_png((30, 30, 200)), "2026-03-18T14:05:40"),
+    "photos/IMG_0003.png": (_png((200, 30, 30)), "2026-03-18T14:05:52"),  # a duplicate of 0001
+    "archive/todo-2025.txt": (TODO, "2025-12-31T17:00:00"),  # a duplicate of notes/todo.txt
+    "scratch/delete-me.txt": ("A file to practise deleting.\n", "2026-05-01T12:00:00"),
+    "scratch/move-me.txt": ("A file to practise moving.\n", "2026-05-01T12:00:00"),
+    "scratch/build-1.log": (
+        "".join(f"[2026-05-01 12:00:{s:02d}] step {s} ok\n" for s in range(1, 13)),
+        "2026-05-01T12:00:12",
+    ),
+    "scratch/build-2.log": ("[2026-05-02 09:00:01] step 1 failed: disk full\n", "2026-05-02T09:00:01"),
+}
+
+
+def seed(session: Any = None) -> None:
+    """Create the root and the demo tree, only when the root is empty (so it is idempotent
+    and never touches a real user's files). The session is unused: this domain has no tables."""
+    base = root()
+    if any(base.iterdir()):
+        return
+    folders: dict[str, float] = {}
+    for rel, (content, modified) in TREE.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        stamp = datetime.fromisoformat(modified).replace(tzinfo=UTC).timestamp()
+        os.utime(path, (stamp, stamp))
+        folder = rel.split("/", 1)[0]
+        folders[folder] = max(folders.get(folder, 0.0), stamp)
+    for folder, stamp in folders.items():
+        os.utime(base / folder, (stamp, stamp))

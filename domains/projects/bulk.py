@@ -1,0 +1,116 @@
+"""Operations over many tasks at once. Each item succeeds or fails on its own and the result
+reports every item, so that one bad id does not sink the other ninety-nine; a failed item
+changes nothing (every check runs before the item is touched)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from domains.projects import rules, serialize
+from domains.projects.entities import PERSON, TASK
+from domains.projects.inputs import TaskItem
+from domains.projects.tables import Milestone, Project, Task
+from facade.kit import DomainError, InvalidRequest
+
+
+def each(keys: Iterable[Any], key_name: str, act: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """Run `act` once per key (duplicates once) and report each outcome."""
+    results: list[dict[str, Any]] = []
+    for key in dict.fromkeys(keys):
+        try:
+            results.append({key_name: key, "ok": True, **act(key)})
+        except DomainError as exc:
+            results.append({key_name: key, "ok": False, "error": str(exc)})
+    succeeded = sum(1 for r in results if r["ok"])
+    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+
+
+def create_tasks(db: Session, project: Project, items: list[TaskItem]) -> dict[str, Any]:
+    rules.writable(project)  # the whole call targets one project: refuse it whole, not per item
+
+    def create(index: int) -> dict[str, Any]:
+        return {"task_id": rules.new_task(db, project, items[index]).id}
+
+    return each(range(len(items)), "index", create)
+
+
+def set_status(db: Session, task_ids: list[int], status: str) -> dict[str, Any]:
+    def move(task_id: int) -> dict[str, Any]:
+        task = TASK.fetch(db, task_id)
+        rules.writable(task.project)
+        return {"changed": rules.set_status(task, status), "status": task.status}
+
+    outcome = each(task_ids, "task_id", move)
+    db.flush()
+    return outcome
+
+
+def assign(db: Session, task_ids: list[int], person_id: int) -> dict[str, Any]:
+    person = PERSON.fetch(db, person_id)  # one person for every item: a missing one fails the call
+
+    def add(task_id: int) -> dict[str, Any]:
+        task = TASK.fetch(db, task_id)
+        rules.writable(task.project)
+        return {"changed": rules.assign(task, person)}
+
+    outcome = each(task_ids, "task_id", add)
+    db.flush()
+    return outcome
+
+
+def delete(db: Session, task_ids: list[int]) -> dict[str, Any]:
+    def remove(task_id: int) -> dict[str, Any]:
+        task = TASK.fetch(db, task_id)
+        rules.writable(task.project)
+        extra = rules.on_task_delete(db, task)
+        db.delete(task)
+        db.flush()
+        return extra
+
+    return each(task_ids, "task_id", remove)
+
+
+def move_task(db: Session, task: Task, target: Project, milestone_id: int | None) -> Task:
+    """Move a task, with its comments and assignees, into another project."""
+    rules.writable(task.project)
+    rules.writable(target)
+    if target.id == task.project_id:
+        raise InvalidRequest(
+            f"task {task.id} is already in project {target.id}; to change its milestone use projects.task_update"
+        )
+    # Checked before anything changes, so a refused move leaves the task where it was.
+    milestone = rules.milestone_for(db, milestone_id, target) if milestone_id is not None else None
+    task.project = target
+    task.milestone = milestone
+    db.flush()
+    return task
+
+
+def duplicate_project(db: Session, source: Project, name: str, include_tasks: bool) -> dict[str, Any]:
+    """A new active project with the source's milestones (reopened) and, optionally, its tasks
+    (back to todo, unassigned, without comments): a template for the next round of the same work."""
+    rules.project_name_free(db, name)
+    # Read before anything is added: autoflush must not run halfway through building the copy.
+    source_milestones, tasks = list(source.milestones), list(source.tasks) if include_tasks else []
+    copy = Project(name=name, description=source.description, status="active")
+    db.add(copy)
+    milestones = {
+        m.id: Milestone(project=copy, name=m.name, description=m.description, due_date=m.due_date)
+        for m in source_milestones
+    }
+    db.add_all(milestones.values())
+    for t in tasks:
+        copied = Task(
+            project=copy,
+            milestone=milestones.get(t.milestone_id) if t.milestone_id else None,
+            title=t.title,
+            description=t.description,
+            priority=t.priority,
+            due_date=t.due_date,
+        )
+        db.add(copied)
+    db.flush()
+    return {"project": serialize.project(copy), "copied": {"milestones": len(milestones), "tasks": len(tasks)}}

@@ -1,0 +1,212 @@
+"""Running one tool call: identity, enforcement, validation, the handler, the outcome.
+
+Transport-agnostic: the MCP layer (HTTP and stdio) turns a request into a `CallRequest` and an
+`Outcome` into a `CallToolResult`. Every failure becomes an `Outcome` whose message says what to
+change; nothing here raises into the transport.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import structlog
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+from facade.agents import Agent
+from facade.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.errors import DomainError, IdentityError
+from facade.identity import Caller, TokenBook, resolve_caller, resolve_conversation
+from facade.views import Views
+
+log = structlog.get_logger("facade.calls")
+
+
+@dataclass(frozen=True, slots=True)
+class CallRequest:
+    """A `tools/call` as the transport received it.
+
+    Attributes:
+        fixed_agent: the agent of a connection that is one agent by construction (stdio).
+    """
+
+    name: str
+    arguments: Mapping[str, Any] | None
+    bearer: str | None = None
+    conversation_header: str | None = None
+    meta: Mapping[str, Any] | None = None
+    session_id: str | None = None
+    fixed_agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a call produced: `data` on success, else `error` (a message for the model)."""
+
+    status: str
+    data: dict[str, Any] | None = None
+    error: str | None = None
+    agent: str | None = None
+    conversation: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def unknown_tool_message(name: str) -> str:
+    # A tool outside the caller's view gets exactly this text too: the facade does not reveal
+    # what exists beyond what the agent may use.
+    return f"unknown tool {name!r}; call tools/list for the tools available to you"
+
+
+class Calls:
+    """Executes calls against a registry with the views, tokens and database it is given."""
+
+    def __init__(
+        self,
+        views: Views,
+        tokens: TokenBook,
+        session_factory: Callable[[], Session] | None,
+    ) -> None:
+        self.views = views
+        self.tokens = tokens
+        self.session_factory = session_factory
+
+    async def run(self, request: CallRequest) -> Outcome:
+        started = time.perf_counter()
+        outcome = await self._run(request)
+        log.info(
+            "tool.call",
+            tool=request.name,
+            agent=outcome.agent,
+            conversation=outcome.conversation,
+            outcome=outcome.status,
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return outcome
+
+    async def _run(self, request: CallRequest) -> Outcome:
+        raw = request.arguments if request.arguments is not None else {}
+        if not isinstance(raw, Mapping):
+            return Outcome("invalid_arguments", error="arguments must be a JSON object of parameter names to values")
+        injected_token = raw.get("auth_token") if isinstance(raw.get("auth_token"), str) else None
+        injected_conversation = raw.get("conversation_id") if isinstance(raw.get("conversation_id"), str) else None
+        try:
+            caller = (
+                Caller(request.fixed_agent)
+                if request.fixed_agent
+                else resolve_caller(self.tokens, bearer=request.bearer, injected=injected_token)
+            )
+        except IdentityError as exc:
+            return Outcome("identity", error=str(exc))
+        agent = self.views.agents[caller.agent]
+        conversation = resolve_conversation(
+            injected=injected_conversation,
+            header=request.conversation_header,
+            meta=request.meta,
+            session_id=request.session_id,
+        )
+        capability = self.views.registry.get(request.name)
+        if capability is None or not self.views.allows(agent, conversation, capability):
+            return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
+        # Handlers never see a token: the identity fields carry the resolved conversation only.
+        arguments = {**raw, "auth_token": "", "conversation_id": conversation or ""}
+        try:
+            args = capability.parsed_model.model_validate(arguments)
+        except ValidationError as exc:
+            return Outcome(
+                "invalid_arguments",
+                error=explain_validation(capability, exc),
+                agent=agent.name,
+                conversation=conversation,
+            )
+        return await self._execute(capability, args, agent, conversation)
+
+    async def _execute(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
+        ctx = CallContext(agent.name, conversation, self.session_factory)
+        who = {"agent": agent.name, "conversation": conversation}
+        try:
+            if capability.is_async:
+                result = await capability.handler(ctx, args)  # type: ignore[misc]
+                _commit(ctx)
+            else:
+                result = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+            return Outcome("ok", data=as_structured(result), **who)
+        except DomainError as exc:
+            _rollback(ctx)
+            return Outcome("domain_error", error=str(exc), **who)
+        except DBAPIError:
+            _rollback(ctx)
+            log.warning("tool.database_unavailable", tool=capability.name, exc_info=True)
+            return Outcome(
+                "unavailable",
+                error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
+                **who,
+            )
+        except Exception:
+            _rollback(ctx)
+            ref = uuid.uuid4().hex[:12]
+            log.exception("tool.crashed", tool=capability.name, ref=ref)
+            return Outcome(
+                "internal",
+                error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
+                "was changed — report the ref to an operator",
+                **who,
+            )
+        finally:
+            if ctx.opened_db is not None:
+                ctx.opened_db.close()
+
+
+def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> Any:
+    # The commit runs in the worker thread with the handler, so the event loop never blocks on I/O.
+    result = capability.handler(ctx, args)
+    _commit(ctx)
+    return result
+
+
+def _commit(ctx: CallContext) -> None:
+    if ctx.opened_db is not None:
+        ctx.opened_db.commit()
+
+
+def _rollback(ctx: CallContext) -> None:
+    if ctx.opened_db is not None:
+        try:
+            ctx.opened_db.rollback()
+        except DBAPIError:
+            pass
+
+
+def as_structured(result: Any) -> dict[str, Any]:
+    """A handler's result as a JSON object (`structuredContent` must be one)."""
+    value = to_jsonable_python(result, by_alias=True)
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def explain_validation(capability: Capability, exc: ValidationError) -> str:
+    """Which arguments are wrong and how, then what the tool takes — written for a model."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(f"`{where}` is required")
+        elif error["type"] == "extra_forbidden":
+            problems.append(f"`{where}` is not a parameter of this tool")
+        else:
+            problems.append(f"`{where}`: {error['msg']}")
+    fields = capability.input_model.model_fields
+    takes = ", ".join(
+        f"{name}{'' if not f.is_required() else ' (required)'}"
+        for name, f in fields.items()
+        if name not in IDENTITY_FIELDS
+    )
+    return f"invalid arguments for {capability.name}: {'; '.join(problems)}. It takes: {takes or 'no parameters'}."

@@ -1,0 +1,147 @@
+"""`facade …`: the command line. Errors reach a person as one line that says what to change."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from facade.errors import FacadeError
+from facade.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Facade: an MCP tool-catalogue server.")
+db_app = typer.Typer(no_args_is_help=True, help="The database.")
+app.add_typer(db_app, name="db")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(func: F) -> F:
+    """Turn a FacadeError into `error: …` and exit code 2, never a traceback."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FacadeError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _settings(**overrides: Any) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except Exception as exc:  # pydantic's message names the variable and the problem
+        typer.echo(f"error: invalid setting: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+@friendly
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (FACADE_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (FACADE_PORT, default 8765).")] = None,
+) -> None:
+    """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
+    import uvicorn
+
+    from facade.core import build_core, prepare_database
+    from facade.logs import configure_logging
+    from facade.web.app import build_app
+
+    settings = _settings(host=host, port=port)
+    configure_logging(settings.log_json)
+    core = build_core(settings)
+    prepare_database(core)
+    typer.echo(
+        f"facade: {len(core.registry)} capabilities in {len(core.registry.domains)} domains, "
+        f"agents {', '.join(sorted(core.agents))}; MCP at http://{settings.host}:{settings.port}/mcp",
+        err=True,
+    )
+    uvicorn.run(build_app(core), host=settings.host, port=settings.port, log_level="warning", lifespan="on")
+
+
+@app.command()
+@friendly
+def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this connection is.")]) -> None:
+    """Serve MCP over stdin/stdout as one agent (for desktop clients)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from facade.core import build_core, prepare_database
+    from facade.logs import configure_logging
+    from facade.mcp.server import build_mcp_server
+
+    settings = _settings()
+    configure_logging(True if settings.log_json is None else settings.log_json)
+    core = build_core(settings)
+    if agent not in core.agents:
+        raise FacadeError(f"unknown agent {agent!r}; agents: {', '.join(sorted(core.agents))}")
+    prepare_database(core)
+    server = build_mcp_server(core, fixed_agent=agent)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+@app.command()
+@friendly
+def bridge(
+    url: Annotated[str, typer.Option(envvar="FACADE_URL", help="The facade's MCP endpoint.")] = "http://127.0.0.1:8765/mcp",
+    token: Annotated[str | None, typer.Option(envvar="FACADE_TOKEN", help="The agent's token.", show_default=False)] = None,
+    conversation: Annotated[
+        str | None, typer.Option(envvar="FACADE_CONVERSATION_ID", help="Conversation id (default: one per process).")
+    ] = None,
+) -> None:
+    """Proxy stdio MCP to a facade over HTTP, injecting the agent's identity into every call."""
+    from facade.bridge import run_bridge
+    from facade.logs import configure_logging
+
+    configure_logging(True)
+    if not token:
+        raise FacadeError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
+    run_bridge(url, token, conversation)
+
+
+@app.command()
+@friendly
+def catalogue(
+    agent: Annotated[str | None, typer.Option(help="Show this agent's view.")] = None,
+    conversation: Annotated[str | None, typer.Option(help="In this conversation (elevations count).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """The catalogue: per-domain counts by tier, or one agent's view."""
+    from facade.catalogue import catalogue_report, render_report
+    from facade.core import build_core
+
+    core = build_core(_settings())
+    report = catalogue_report(core, agent, conversation)
+    typer.echo(json.dumps(report, indent=2) if as_json else render_report(report))
+
+
+@db_app.command("upgrade")
+@friendly
+def db_upgrade() -> None:
+    """Apply every domain's migrations."""
+    from facade.core import build_core, prepare_database
+
+    core = build_core(_settings())
+    prepare_database(core, seed=False)
+    typer.echo(f"database at {core.engine.url.render_as_string(hide_password=True)} is up to date")
+
+
+def main() -> None:
+    app(prog_name="facade")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

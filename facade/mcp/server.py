@@ -1,0 +1,111 @@
+"""The MCP face of the core: a low-level SDK `Server` whose handlers resolve the caller, list
+its view and run its calls. Shared by streamable HTTP (both protocol eras) and stdio."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+
+import facade
+from facade.calls import CallRequest, Outcome
+from facade.core import Core
+from facade.errors import IdentityError
+from facade.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
+from facade.schema import announced_tool, compact_json
+
+SERVER_NAME = "facade"
+INSTRUCTIONS = "Tools of several backend domains; the tools you see are the ones your agent may use."
+
+
+class FacadeServer(Server[Any]):
+    """Advertises `tools.listChanged` on the handshake era too: elevations change the list."""
+
+    def create_initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
+        if not args and "notification_options" not in kwargs:
+            kwargs["notification_options"] = NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(*args, **kwargs)
+
+
+def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[Any]:
+    """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
+    conversation is this process unless the client says otherwise."""
+    tools = {cap.name: types.Tool.model_validate(announced_tool(cap)) for cap in core.registry}
+    everything = list(tools.values())
+    process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
+
+    def transport(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        bearer = bearer_of(headers.get("authorization")) if headers is not None else None
+        conversation_header = headers.get(CONVERSATION_HEADER) if headers is not None else None
+        session_id = ctx.session._connection.session_id or process_conversation  # noqa: SLF001 - SDK exposes no accessor
+        return bearer, conversation_header, session_id
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        bearer, header, session_id = transport(ctx)
+        conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
+        if fixed_agent is not None:
+            agent_name: str | None = fixed_agent
+        else:
+            try:
+                principal = resolve_listing(core.tokens, bearer)
+            except IdentityError as exc:
+                raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+            if principal.kind == "runtime":
+                return types.ListToolsResult(tools=everything)
+            agent_name = principal.agent
+        assert agent_name is not None
+        view = core.views.view(core.agents[agent_name], conversation)
+        return types.ListToolsResult(tools=[tools[c.name] for c in view])
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        bearer, header, session_id = transport(ctx)
+        outcome = await core.calls.run(
+            CallRequest(
+                name=params.name,
+                arguments=params.arguments,
+                bearer=bearer,
+                conversation_header=header,
+                meta=_meta(ctx),
+                session_id=session_id,
+                fixed_agent=fixed_agent,
+            )
+        )
+        return to_result(outcome)
+
+    def input_schema(name: str) -> Mapping[str, Any] | None:
+        tool = tools.get(name)
+        return tool.input_schema if tool is not None else None
+
+    return FacadeServer(
+        SERVER_NAME,
+        version=facade.__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=input_schema,
+    )
+
+
+def to_result(outcome: Outcome) -> types.CallToolResult:
+    if outcome.ok:
+        data = outcome.data or {}
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=compact_json(data))], structured_content=data
+        )
+    return types.CallToolResult(content=[types.TextContent(type="text", text=outcome.error or "error")], is_error=True)
+
+
+def _meta(ctx: ServerRequestContext[Any]) -> Mapping[str, Any] | None:
+    meta = ctx.meta
+    if meta is None:
+        return None
+    return meta if isinstance(meta, Mapping) else getattr(meta, "model_extra", None)

@@ -1,0 +1,137 @@
+"""The announced schema: what `tools/list` sends for a capability, derived from its parsed model.
+
+One function, so that the catalogue, the budget and the benchmark all measure the same bytes.
+The parsed model keeps validating everything; this only drops what changes nothing for the
+model: the identity fields (the host-side hook fills them), `$schema`, `title`s, null defaults,
+null-unions on optional fields, `additionalProperties: false` (the server refuses extras anyway)
+and `$defs` when inlining them is smaller.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from facade.capability import IDENTITY_FIELDS, Capability
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains", "propertyNames")
+_DROPPED = ("title", "$schema")
+
+
+def compact_json(value: Any) -> str:
+    """JSON as sent on the wire: no spaces after `,` and `:` (the spaces alone cost ~24% tokens)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def announced_schema(parsed_model: type[BaseModel]) -> dict[str, Any]:
+    """The input schema a model is shown for `parsed_model`."""
+    schema = parsed_model.model_json_schema()
+    props = schema.get("properties", {})
+    for name in IDENTITY_FIELDS:
+        props.pop(name, None)
+    schema["required"] = [r for r in schema.get("required", []) if r not in IDENTITY_FIELDS]
+    schema = _strip(schema)
+    schema = _inline_defs_if_smaller(schema)
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    if not schema.get("required"):
+        schema.pop("required", None)
+    return schema
+
+
+def announced_tool(capability: Capability) -> dict[str, Any]:
+    """The whole `tools/list` entry of a capability, as a JSON-ready dict."""
+    tool: dict[str, Any] = {
+        "name": capability.name,
+        "description": capability.description,
+        "inputSchema": announced_schema(capability.parsed_model),
+    }
+    hints = annotation_hints(capability)
+    if hints:
+        tool["annotations"] = hints
+    return tool
+
+
+def annotation_hints(capability: Capability) -> dict[str, bool]:
+    """Only the hints that differ from the MCP defaults (readOnly false, destructive true,
+    idempotent false); a default restated is bytes the model reads for nothing."""
+    a = capability.annotations
+    if a.read_only:
+        return {"readOnlyHint": True}
+    hints: dict[str, bool] = {}
+    if not a.destructive:
+        hints["destructiveHint"] = False
+    if a.idempotent:
+        hints["idempotentHint"] = True
+    return hints
+
+
+def _strip(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROPPED:
+            continue
+        if key == "additionalProperties" and value is False:
+            continue
+        if key == "default" and value is None:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _strip(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_strip(sub) for sub in value]
+        elif key in _SCHEMA_VALUES:
+            out[key] = _strip(value)
+        else:
+            out[key] = value
+    return _drop_null_union(out)
+
+
+def _drop_null_union(node: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [X, {type: null}]` → X: an optional field is simply left out, never sent as null."""
+    options = node.get("anyOf")
+    if not isinstance(options, list):
+        return node
+    rest = [o for o in options if o != {"type": "null"}]
+    if len(rest) == len(options):
+        return node
+    merged = {k: v for k, v in node.items() if k != "anyOf"}
+    if len(rest) == 1:
+        return {**rest[0], **merged}
+    return {**merged, "anyOf": rest}
+
+
+def _inline_defs_if_smaller(schema: dict[str, Any]) -> dict[str, Any]:
+    defs = schema.get("$defs")
+    if not defs:
+        return schema
+    try:
+        inlined = _resolve_refs({k: v for k, v in schema.items() if k != "$defs"}, defs, ())
+    except _Recursive:
+        return schema
+    return inlined if len(compact_json(inlined)) <= len(compact_json(schema)) else schema
+
+
+class _Recursive(Exception):
+    """A `$ref` refers to itself: it cannot be inlined."""
+
+
+def _resolve_refs(node: Any, defs: dict[str, Any], stack: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_resolve_refs(item, defs, stack) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        if name in stack or name not in defs:
+            raise _Recursive(name)
+        target = _resolve_refs(defs[name], defs, (*stack, name))
+        extra = {k: v for k, v in node.items() if k != "$ref"}
+        return {**target, **extra}
+    return {k: _resolve_refs(v, defs, stack) for k, v in node.items()}

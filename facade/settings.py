@@ -1,0 +1,69 @@
+"""Server settings, read from `FACADE_*` environment variables (pydantic-settings)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_PORT = 8765
+DEFAULT_DATA_DIR = Path(".facade")
+
+
+class Settings(BaseSettings):
+    """Every knob of `facade serve`; the defaults run the demo on loopback with SQLite."""
+
+    model_config = SettingsConfigDict(env_prefix="FACADE_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    data_dir: Path = DEFAULT_DATA_DIR
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; SQLite under data_dir when unset."
+    )
+    agents_dir: Path = Path("agents")
+    domains: str = Field(default="", description="Comma-separated extra domain modules.")
+    runtime_tokens: str = Field(default="", description="Comma-separated tokens of multi-agent runtimes.")
+    operator_token: str | None = None
+    max_body_bytes: int = 1_048_576
+    seed: bool = True
+    log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")
+
+    @field_validator("max_body_bytes")
+    @classmethod
+    def _positive(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError("must be a positive number of bytes")
+        return value
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'facade.db'}"
+
+    @property
+    def extra_domain_modules(self) -> list[str]:
+        return _split(self.domains)
+
+    @property
+    def runtime_token_list(self) -> list[str]:
+        return _split(self.runtime_tokens)
+
+    @property
+    def on_loopback(self) -> bool:
+        """Whether the server listens only on this machine: development tokens work only then."""
+        return is_loopback(self.host)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]

@@ -1,0 +1,68 @@
+"""The HTTP application: `/mcp` (streamable HTTP, both protocol eras) and `/healthz`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import anyio
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from sqlalchemy import text
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from facade.core import Core
+from facade.mcp.server import build_mcp_server
+from facade.web.limits import BodyLimit
+
+LOOPBACK_SECURITY = TransportSecuritySettings(
+    enable_dns_rebinding_protection=True,
+    allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
+    allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+)
+
+
+def build_app(core: Core) -> Starlette:
+    server = build_mcp_server(core)
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        # On loopback a browser page must not reach the server through a rebound DNS name.
+        security_settings=LOOPBACK_SECURITY if core.settings.on_loopback else None,
+        # BodyLimit answers first with a message that says what to change; this is a backstop.
+        max_request_body_size=core.settings.max_body_bytes + 1,
+    )
+
+    async def healthz(_: Request) -> JSONResponse:
+        try:
+            await anyio.to_thread.run_sync(_ping_database, core)
+        except Exception:
+            return JSONResponse({"status": "degraded", "database": "unreachable"}, status_code=503)
+        return JSONResponse(
+            {"status": "ok", "database": "ok", "capabilities": len(core.registry), "agents": sorted(core.agents)}
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    app = Starlette(
+        routes=[
+            Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]),
+            Route("/healthz", healthz),
+        ],
+        middleware=[Middleware(BodyLimit, max_bytes=core.settings.max_body_bytes)],
+        lifespan=lifespan,
+    )
+    app.state.core = core
+    app.state.mcp_manager = manager
+    return app
+
+
+def _ping_database(core: Core) -> None:
+    with core.engine.connect() as connection:
+        connection.execute(text("SELECT 1"))

@@ -1,0 +1,60 @@
+"""A request-body limit that tells the client what to change (the SDK's says only "too large")."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class BodyLimit:
+    """Refuses bodies over `max_bytes` with 413 and a JSON-RPC error naming the limit and setting."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(int(declared), send)
+            return
+        # Without a trustworthy length, read the whole body here and stop at the limit.
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([message]), send)
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_bytes:
+                await self._refuse(len(body), send)
+                return
+            more = message.get("more_body", False)
+        await self.app(scope, _replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive), send)
+
+    async def _refuse(self, size: int, send: Send) -> None:
+        message = (
+            f"request body of {size} bytes is over this server's limit of {self.max_bytes} bytes; "
+            "send smaller arguments (read or write large content in parts), or raise FACADE_MAX_BODY_BYTES"
+        )
+        payload = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": payload})
+
+
+def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
+    queue = list(messages)
+
+    async def receive() -> Message:
+        if queue:
+            return queue.pop(0)
+        if then is not None:
+            return await then()
+        return {"type": "http.disconnect"}
+
+    return receive

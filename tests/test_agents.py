@@ -1,0 +1,71 @@
+"""Loading `agents/<name>/agent.toml`: the demo agents load, and each mistake is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from facade.agents import dev_token_for, load_agents
+from facade.discovery import discover
+from facade.errors import AgentError
+from tests.support import REPO
+
+REGISTRY = discover()
+
+
+def write(folder: Path, name: str, body: str) -> None:
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / name / "agent.toml").write_text(body)
+
+
+class TestDemoAgents:
+    """The shipped agents load against the shipped domains."""
+
+    def test_they_load(self) -> None:
+        agents = load_agents(REPO / "agents", REGISTRY, environ={})
+        assert {"atlas", "francis", "infra"} <= set(agents)
+        atlas = agents["atlas"]
+        assert (atlas.model, atlas.context_window) == ("gemma-4-12b", 80000)
+        assert atlas.token == dev_token_for("atlas") and atlas.dev_token
+
+    def test_token_from_env(self) -> None:
+        agents = load_agents(REPO / "agents", REGISTRY, environ={"FACADE_TOKEN_ATLAS": "s3cret"})
+        assert agents["atlas"].token == "s3cret" and not agents["atlas"].dev_token
+
+
+class TestErrors:
+    """Each bad agent file stops start-up with the file and the fix named."""
+
+    def test_unknown_domain(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\n[apps]\nwarp = "core"\n')
+        with pytest.raises(AgentError, match=r"unknown domain\(s\) warp in \[apps\]; known domains: .*files"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
+    def test_bad_mode(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\n[apps]\nfiles = "everything"\n')
+        with pytest.raises(AgentError, match="apps.files: 'everything' is not a mode"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
+    def test_duplicate_token(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\ntoken_env = "T_A"\n')
+        write(tmp_path, "b", 'name = "b"\ntoken_env = "T_B"\n')
+        with pytest.raises(AgentError, match="same token as 'a'"):
+            load_agents(tmp_path, REGISTRY, environ={"T_A": "same", "T_B": "same"})
+
+    def test_malformed_toml_and_unknown_keys(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a\n')
+        with pytest.raises(AgentError, match="cannot read it as TOML"):
+            load_agents(tmp_path, REGISTRY, environ={})
+        write(tmp_path, "a", 'name = "a"\ncolour = "red"\n')
+        with pytest.raises(AgentError, match="colour: unknown key"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
+    def test_name_must_match_folder(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "b"\n')
+        with pytest.raises(AgentError, match="must match its folder 'a'"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
+    def test_missing_folder(self, tmp_path: Path) -> None:
+        with pytest.raises(AgentError, match="FACADE_AGENTS_DIR"):
+            load_agents(tmp_path / "none", REGISTRY, environ={})

@@ -1,0 +1,80 @@
+"""The announced schema keeps every parameter and drops what changes nothing for the model."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from facade.capability import CallContext, Input, make_capability
+from facade.schema import announced_schema, announced_tool, compact_json
+
+
+class Line(BaseModel):
+    sku: str
+    qty: int = Field(ge=1)
+
+
+class Order(Input):
+    title: str = Field(description="Shown on the invoice.")
+    lines: list[Line]
+    note: str | None = None
+    priority: Literal["low", "high"] = "low"
+
+
+class Tree(Input):
+    name: str
+    children: list["Tree"] = []
+
+
+def order_create(ctx: CallContext, args: Order) -> dict:
+    """Create an order."""
+    return {}
+
+
+def tree_put(ctx: CallContext, args: Tree) -> dict:
+    """Store a tree."""
+    return {}
+
+
+class TestAnnouncedSchema:
+    """Identity, $schema, titles, null defaults and null-unions go; parameters stay."""
+
+    def test_drops_identity_and_prose(self) -> None:
+        cap = make_capability("shop.order_create", order_create)
+        schema = announced_schema(cap.parsed_model)
+        text = compact_json(schema)
+        assert "auth_token" not in text and "conversation_id" not in text
+        assert '"title":{' in text  # the parameter named title survives
+        assert '"title":"' not in text and "$schema" not in text
+        assert set(schema["properties"]) == {"title", "lines", "note", "priority"}
+        assert schema["required"] == ["title", "lines"]
+        assert schema["properties"]["note"] == {"type": "string"}
+        assert schema["properties"]["title"]["description"] == "Shown on the invoice."
+
+    def test_defs_inlined_when_smaller(self) -> None:
+        schema = announced_schema(make_capability("shop.order_create", order_create).parsed_model)
+        assert "$defs" not in schema and "$ref" not in compact_json(schema)
+        assert schema["properties"]["lines"]["items"]["properties"]["qty"] == {"type": "integer", "minimum": 1}
+
+    def test_recursive_defs_are_kept(self) -> None:
+        schema = announced_schema(make_capability("garden.tree_put", tree_put).parsed_model)
+        assert "$defs" in schema and "$ref" in compact_json(schema)
+
+    def test_parsed_model_still_validates_everything(self) -> None:
+        cap = make_capability("shop.order_create", order_create)
+        args = cap.parsed_model.model_validate(
+            {"title": "t", "lines": [{"sku": "a", "qty": 2}], "note": None, "auth_token": "", "conversation_id": ""}
+        )
+        assert args.note is None and args.lines[0].qty == 2
+
+    def test_annotations_only_when_they_differ_from_the_defaults(self) -> None:
+        assert announced_tool(make_capability("shop.order_create", order_create, read_only=True))["annotations"] == {
+            "readOnlyHint": True
+        }
+        assert announced_tool(make_capability("shop.order_create", order_create, destructive=True)).get(
+            "annotations"
+        ) is None
+        assert announced_tool(make_capability("shop.order_create", order_create))["annotations"] == {
+            "destructiveHint": False
+        }
