@@ -165,3 +165,20 @@ class TestBadInput:
                 assert result.is_error
                 assert "Traceback" not in text_of(result)
             assert not (await client.call_tool("files.list", {"path": ""})).is_error
+
+
+class TestLogging:
+    """Every call is logged as JSON with agent, conversation, tool, outcome and duration — and
+    no token ever reaches a log line (the calls above sent dev tokens every way they can)."""
+
+    async def test_calls_are_logged_without_tokens(self, server: ServerProcess) -> None:
+        async with mcp_client(server.url, DEV["atlas"], headers={"X-Conversation-Id": "log-check"}) as client:
+            await client.call_tool("files.list", {"path": "", "auth_token": DEV["francis"]})
+        log = server.log()
+        events = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+        calls = [e for e in events if e.get("event") == "tool.call"]
+        mine = [e for e in calls if e.get("conversation") == "log-check"]
+        assert mine and mine[-1]["agent"] == "atlas" and mine[-1]["tool"] == "files.list"
+        assert mine[-1]["outcome"] == "ok" and isinstance(mine[-1]["duration_ms"], float)
+        assert {"ok", "unknown_tool", "invalid_arguments", "identity"} <= {e["outcome"] for e in calls}
+        assert "facade-dev-" not in log
