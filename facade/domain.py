@@ -7,13 +7,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from facade.capability import DOMAIN_PATTERN, Capability, Handler, Mode, make_capability
+from facade.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tier, make_capability
 from facade.errors import RegistryError
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 Seed = Callable[["Session"], None]
+
+# The tier criterion, written once. Core is create/read/update/delete plus the essential reads,
+# what an agent needs in most conversations; full is the advanced and the rare — bulk work,
+# export and import, raw dumps, statistics, administration — which an agent gets by asking
+# (skills.elevate). A capability that says nothing gets the tier its action name implies; a
+# domain overrides it only where it knows better, and says why beside the declaration.
+CORE_VERBS = frozenset(
+    {
+        "create", "get", "list", "update", "delete", "search", "find", "read", "write", "add", "remove",
+        "status", "stat", "move", "copy", "mkdir", "append", "assign", "unassign",
+    }
+)
+FULL_MARKERS = frozenset(
+    {
+        "bulk", "batch", "many", "export", "import", "raw", "dump", "inspect", "stats", "statistics", "report",
+        "archive", "unarchive", "restore", "purge", "prune", "admin", "duplicate", "merge", "audit",
+        "history", "reindex", "recompute", "rebuild",
+    }
+)
+
+
+def tier_for(action: str) -> Tier:
+    """The default tier of an action by the criterion above."""
+    parts = action.split("_")
+    if FULL_MARKERS.intersection(parts):
+        return "full"
+    return "core" if parts[-1] in CORE_VERBS or parts[0] in CORE_VERBS else "full"
 
 
 @dataclass
@@ -43,7 +70,10 @@ class Domain:
             raise RegistryError(f"domain {self.name!r}: default_mode must be 'core' or 'full'")
 
     def add(self, action: str, handler: Handler, **options: Any) -> Capability:
-        """Declare `<domain>.<action>`; options as in `make_capability`."""
+        """Declare `<domain>.<action>`; options as in `make_capability`, the tier by default
+        from `tier_for`."""
+        if options.get("tier") is None:
+            options["tier"] = tier_for(action)
         cap = make_capability(f"{self.name}.{action}", handler, **options)
         self.capabilities.append(cap)
         return cap

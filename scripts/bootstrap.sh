@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
 python=""
-for candidate in python3.13 python3.12 python3.11 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+for candidate in python3 python3.11 python3.12 python3.13; do
+  if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
     python="$candidate"; break
   fi
 done
