@@ -31,9 +31,10 @@ IDENTITY_FIELDS: tuple[str, ...] = ("auth_token", "conversation_id")
 
 
 class Input(BaseModel):
-    """Base for a capability's own arguments: unknown arguments are refused, not dropped."""
+    """Base for a capability's own arguments: unknown arguments are refused, not dropped, and
+    surrounding whitespace is stripped, so that "  " is no name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, func, select
 
-from domains.projects import bulk, crud, inputs, reports, rules, serialize
-from domains.projects.entities import COMMENT, MILESTONE, PERSON, PROJECT, TASK
+from domains.projects import bulk, inputs, reports, rules, serialize
+from domains.projects.entities import COMMENT, MILESTONE, PERSON, PROJECT, REFERENCED_BY, TASK
 from domains.projects.seed import seed
 from domains.projects.tables import Assignment, Comment, Milestone, Person, Project, Task
-from facade.kit import CallContext, Conflict, Domain, NotFound
+from facade.kit import CallContext, Conflict, Domain, NotFound, records
 
 Result = dict[str, Any]
 
@@ -50,9 +50,9 @@ def _projects_where(args: inputs.ProjectFilter) -> list[ColumnElement[bool]]:
     return [] if args.include_archived else [Project.archived_at.is_(None)]
 
 
-crud.add_get(domain, PROJECT, example_id=1)
-crud.add_list(domain, PROJECT, inputs.ProjectFilter, example={}, where=_projects_where)
-crud.add_update(
+records.add_get(domain, PROJECT, example_id=1)
+records.add_list(domain, PROJECT, inputs.ProjectFilter, example={}, where=_projects_where, references=REFERENCED_BY)
+records.add_update(
     domain,
     PROJECT,
     inputs.ProjectUpdate,
@@ -94,16 +94,16 @@ def milestone_create(ctx: CallContext, args: inputs.MilestoneCreate) -> Result:
     return {"milestone": serialize.milestone(milestone)}
 
 
-crud.add_get(domain, MILESTONE, example_id=2)
-crud.add_list(domain, MILESTONE, inputs.MilestoneFilter, example={"project_id": 1})
-crud.add_update(
+records.add_get(domain, MILESTONE, example_id=2)
+records.add_list(domain, MILESTONE, inputs.MilestoneFilter, example={"project_id": 1}, references=REFERENCED_BY)
+records.add_update(
     domain,
     MILESTONE,
     inputs.MilestoneUpdate,
     example={"milestone_id": 3, "due_date": "2026-12-22"},
     check=rules.check_milestone_update,
 )
-crud.add_delete(
+records.add_delete(
     domain,
     MILESTONE,
     example_id=6,
@@ -124,16 +124,16 @@ def person_create(ctx: CallContext, args: inputs.PersonCreate) -> Result:
     return {"person": serialize.person(person)}
 
 
-crud.add_get(domain, PERSON, example_id=1)
-crud.add_list(domain, PERSON, inputs.PersonFilter, example={}, description="List people.")
-crud.add_update(
+records.add_get(domain, PERSON, example_id=1)
+records.add_list(domain, PERSON, inputs.PersonFilter, example={}, description="List people.", references=REFERENCED_BY)
+records.add_update(
     domain,
     PERSON,
     inputs.PersonUpdate,
     example={"person_id": 4, "email": "katherine.johnson@example.com"},
     check=rules.check_person_update,
 )
-crud.add_delete(
+records.add_delete(
     domain,
     PERSON,
     example_id=5,
@@ -172,9 +172,11 @@ def _tasks_where(args: inputs.TaskFilter) -> list[ColumnElement[bool]]:
     return conditions
 
 
-crud.add_get(domain, TASK, example_id=2)
-crud.add_list(domain, TASK, inputs.TaskFilter, example={"project_id": 1, "status": "todo"}, where=_tasks_where)
-crud.add_update(
+records.add_get(domain, TASK, example_id=2)
+records.add_list(
+    domain, TASK, inputs.TaskFilter, example={"project_id": 1, "status": "todo"}, where=_tasks_where, references=REFERENCED_BY
+)
+records.add_update(
     domain, TASK, inputs.TaskUpdate, example={"task_id": 3, "status": "in_progress"}, check=rules.check_task_update
 )
 
@@ -204,7 +206,7 @@ def task_unassign(ctx: CallContext, args: inputs.TaskPerson) -> Result:
     return {"task": serialize.task(task)}
 
 
-crud.add_delete(domain, TASK, example_id=14, check=rules.on_task_delete, description="Delete a task and its comments.")
+records.add_delete(domain, TASK, example_id=14, check=rules.on_task_delete, description="Delete a task and its comments.")
 
 # Comments
 
@@ -224,15 +226,15 @@ def comment_create(ctx: CallContext, args: inputs.CommentCreate) -> Result:
     return {"comment": serialize.comment(comment)}
 
 
-crud.add_get(domain, COMMENT, example_id=1)
-crud.add_list(domain, COMMENT, inputs.CommentFilter, example={"task_id": 2})
-crud.add_update(
+records.add_get(domain, COMMENT, example_id=1)
+records.add_list(domain, COMMENT, inputs.CommentFilter, example={"task_id": 2}, references=REFERENCED_BY)
+records.add_update(
     domain,
     COMMENT,
     inputs.CommentUpdate,
     example={"comment_id": 6, "body": "Redirect map done: all 240 old URLs covered."},
 )
-crud.add_delete(domain, COMMENT, example_id=6)
+records.add_delete(domain, COMMENT, example_id=6)
 
 
 @domain.capability("search", tier="core", read_only=True, example={"query": "launch"})

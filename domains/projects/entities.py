@@ -1,69 +1,46 @@
 """The domain's entities as data: what each is called, its table, how it renders, and which
-project guards writes to it. Lookups and the data-driven get/list/update/delete read these."""
+project guards writes to it (facade.records builds their get/list/update/delete from these)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from sqlalchemy.orm import Session, selectinload
-from sqlalchemy.orm.interfaces import LoaderOption
+from sqlalchemy.orm import selectinload
 
 from domains.projects import serialize
 from domains.projects.tables import Comment, Milestone, Person, Project, Task
-from facade.kit import NotFound
-
-T = TypeVar("T")
+from facade.kit import Conflict, Entity
 
 
-@dataclass(frozen=True, slots=True)
-class Entity(Generic[T]):
-    """One kind of record.
-
-    Attributes:
-        name: singular, as in capability names (`task` in `projects.task_get`).
-        plural: the key of list results.
-        table: the mapped class.
-        render: record -> JSON-friendly dict.
-        project_of: the project whose archived state freezes this record; None if none does.
-        load: loader options that keep `render` from querying once per row.
-    """
-
-    name: str
-    plural: str
-    table: type[T]
-    render: Callable[[T], dict[str, Any]]
-    project_of: Callable[[T], Project] | None = None
-    load: tuple[LoaderOption, ...] = ()
-
-    @property
-    def id_field(self) -> str:
-        return f"{self.name}_id"
-
-    def fetch(self, db: Session, record_id: int) -> T:
-        """The record, or NotFound naming the tool that lists the valid ids."""
-        record = db.get(self.table, record_id, options=self.load)
-        if record is None:
-            raise NotFound(f"{self.name} {record_id} does not exist; list {self.plural} with projects.{self.name}_list")
-        return record
+def writable(project: Project) -> Project:
+    """The project, if it is not archived: an archived project and everything in it is frozen."""
+    if project.archived_at is not None:
+        raise Conflict(
+            f"project {project.id} is archived and read-only; unarchive it with projects.project_unarchive first"
+        )
+    return project
 
 
-PROJECT: Entity[Project] = Entity("project", "projects", Project, serialize.project, project_of=lambda p: p)
+def _guard(project_of: Callable[[Any], Project]) -> Callable[[Any], None]:
+    """A record is frozen while the project it belongs to is archived."""
+
+    def guard(record: Any) -> None:
+        writable(project_of(record))
+
+    return guard
+
+
+PROJECT: Entity[Project] = Entity("projects", "project", "projects", Project, serialize.project, _guard(lambda p: p))
 MILESTONE: Entity[Milestone] = Entity(
-    "milestone", "milestones", Milestone, serialize.milestone, project_of=lambda m: m.project
+    "projects", "milestone", "milestones", Milestone, serialize.milestone, _guard(lambda m: m.project)
 )
-PERSON: Entity[Person] = Entity("person", "people", Person, serialize.person)
+PERSON: Entity[Person] = Entity("projects", "person", "people", Person, serialize.person)
 TASK: Entity[Task] = Entity(
-    "task",
-    "tasks",
-    Task,
-    serialize.task,
-    project_of=lambda t: t.project,
-    load=(selectinload(Task.assignments),),
+    "projects", "task", "tasks", Task, serialize.task, _guard(lambda t: t.project), load=(selectinload(Task.assignments),)
 )
 COMMENT: Entity[Comment] = Entity(
-    "comment", "comments", Comment, serialize.comment, project_of=lambda c: c.task.project
+    "projects", "comment", "comments", Comment, serialize.comment, _guard(lambda c: c.task.project)
 )
 
 # Filter fields that name a record: a list filtered by a missing record says so instead of

@@ -6,12 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from domains.projects.tables import MilestoneStatus, Priority, ProjectStatus, TaskStatus
-from facade.kit import Input
-
-Id = Annotated[int, Field(ge=1)]
+from facade.kit import Id, Input, Page
 Name = Annotated[str, Field(min_length=1, max_length=120)]
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Text = Annotated[str, Field(max_length=5000)]
@@ -20,31 +18,20 @@ Email = Annotated[str, Field(max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+
 TaskIds = Annotated[list[Id], Field(min_length=1, max_length=100)]
 
 
-class Args(Input):
-    """Arguments with surrounding whitespace stripped, so that "  " is no name."""
-
-    model_config = ConfigDict(str_strip_whitespace=True)
-
-
-class Page(Args):
-    limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
-
-
 # Projects
 
 
-class ProjectCreate(Args):
+class ProjectCreate(Input):
     name: Name
     description: Text = ""
     status: ProjectStatus = "active"
 
 
-class ProjectRef(Args):
+class ProjectRef(Input):
     project_id: Id
 
 
-class ProjectUpdate(Args):
+class ProjectUpdate(Input):
     project_id: Id
     name: Name | None = None
     description: Text | None = None
@@ -56,17 +43,17 @@ class ProjectFilter(Page):
     include_archived: bool = False
 
 
-class ProjectDelete(Args):
+class ProjectDelete(Input):
     project_id: Id
     force: bool = Field(False, description="Also delete its tasks, milestones and comments.")
 
 
-class ProjectExport(Args):
+class ProjectExport(Input):
     project_id: Id
     format: Literal["json", "csv"] = Field("json", description="csv: one row per task.")
 
 
-class ProjectDuplicate(Args):
+class ProjectDuplicate(Input):
     project_id: Id
     name: Name = Field(description="Name of the copy.")
     include_tasks: bool = True
@@ -75,14 +62,14 @@ class ProjectDuplicate(Args):
 # Milestones
 
 
-class MilestoneCreate(Args):
+class MilestoneCreate(Input):
     project_id: Id
     name: Name
     description: Text = ""
     due_date: date | None = None
 
 
-class MilestoneUpdate(Args):
+class MilestoneUpdate(Input):
     milestone_id: Id
     name: Name | None = None
     description: Text | None = None
@@ -98,12 +85,12 @@ class MilestoneFilter(Page):
 # People
 
 
-class PersonCreate(Args):
+class PersonCreate(Input):
     name: Name
     email: Email
 
 
-class PersonUpdate(Args):
+class PersonUpdate(Input):
     person_id: Id
     name: Name | None = None
     email: Email | None = None
@@ -116,7 +103,7 @@ class PersonFilter(Page):
 # Tasks
 
 
-class TaskItem(Args):
+class TaskItem(Input):
     title: Title
     description: Text = ""
     priority: Priority = "medium"
@@ -129,7 +116,7 @@ class TaskCreate(TaskItem):
     assignee_ids: list[Id] = Field(default_factory=list, max_length=20, description="Person ids.")
 
 
-class TaskUpdate(Args):
+class TaskUpdate(Input):
     task_id: Id
     title: Title | None = None
     description: Text | None = None
@@ -148,13 +135,13 @@ class TaskFilter(Page):
     due_before: date | None = None
 
 
-class TaskMove(Args):
+class TaskMove(Input):
     task_id: Id
     project_id: Id = Field(description="The project to move it to.")
     milestone_id: Id | None = Field(None, description="A milestone of that project.")
 
 
-class TaskPerson(Args):
+class TaskPerson(Input):
     task_id: Id
     person_id: Id
 
@@ -162,13 +149,13 @@ class TaskPerson(Args):
 # Comments
 
 
-class CommentCreate(Args):
+class CommentCreate(Input):
     task_id: Id
     body: Body
     author: Name | None = Field(None, description="Defaults to the calling agent.")
 
 
-class CommentUpdate(Args):
+class CommentUpdate(Input):
     comment_id: Id
     body: Body
 
@@ -185,24 +172,24 @@ class Search(Page):
     kinds: list[Literal["project", "milestone", "task", "comment"]] | None = Field(None, description="Default: all.")
 
 
-class TaskBulkCreate(Args):
+class TaskBulkCreate(Input):
     project_id: Id
     tasks: list[TaskItem] = Field(min_length=1, max_length=100)
 
 
-class TaskBulkStatus(Args):
+class TaskBulkStatus(Input):
     task_ids: TaskIds
     status: TaskStatus
 
 
-class TaskBulkAssign(Args):
+class TaskBulkAssign(Input):
     task_ids: TaskIds
     person_id: Id
 
 
-class TaskBulkDelete(Args):
+class TaskBulkDelete(Input):
     task_ids: TaskIds
 
 
-class Workload(Args):
+class Workload(Input):
     person_id: Id | None = Field(None, description="Default: everyone.")

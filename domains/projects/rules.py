@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domains.projects.entities import MILESTONE, PROJECT
+from domains.projects.entities import MILESTONE, PROJECT, writable
 from domains.projects.inputs import TaskItem
 from domains.projects.serialize import OPEN_STATUSES
 from domains.projects.tables import Assignment, Comment, Milestone, Person, Project, Task, utcnow
@@ -24,15 +24,6 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
     "done": ("todo",),
     "cancelled": ("todo",),
 }
-
-
-def writable(project: Project) -> Project:
-    """The project, if it is not archived: an archived project and everything in it is frozen."""
-    if project.archived_at is not None:
-        raise Conflict(
-            f"project {project.id} is archived and read-only; unarchive it with projects.project_unarchive first"
-        )
-    return project
 
 
 def set_archived(db: Session, project: Project, archived: bool) -> bool:
