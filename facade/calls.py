@@ -24,6 +24,7 @@ from facade.agents import Agent
 from facade.capability import IDENTITY_FIELDS, CallContext, Capability
 from facade.errors import DomainError, IdentityError
 from facade.identity import Caller, TokenBook, resolve_caller, resolve_conversation
+from facade.selfservice import AgentSelfService
 from facade.views import Views
 
 log = structlog.get_logger("facade.calls")
@@ -131,7 +132,9 @@ class Calls:
         return await self._execute(capability, args, agent, conversation)
 
     async def _execute(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
-        ctx = CallContext(agent.name, conversation, self.session_factory)
+        ctx = CallContext(
+            agent.name, conversation, self.session_factory, AgentSelfService(self.views, agent, conversation)
+        )
         who = {"agent": agent.name, "conversation": conversation}
         try:
             if capability.is_async:

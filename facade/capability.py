@@ -9,7 +9,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
@@ -46,20 +46,42 @@ class Annotations:
     idempotent: bool = False
 
 
+class SelfService(Protocol):
+    """What the facade tells a calling agent about itself (the `skills` domain's view of the
+    server): its apps and modes, and the catalogue behind them."""
+
+    def apps(self) -> list[dict[str, Any]]: ...
+
+    def catalogue(self) -> list[Capability]: ...
+
+    def visible(self, name: str) -> bool: ...
+
+    def describe(self, name: str) -> dict[str, Any] | None: ...
+
+
 class CallContext:
-    """What a handler gets besides its arguments: who calls, in which conversation, and a
-    database session opened on first use (committed by the caller when the handler succeeds)."""
+    """What a handler gets besides its arguments: who calls, in which conversation, a database
+    session opened on first use (committed by the caller when the handler succeeds), and the
+    facade's self-service view for this agent and conversation."""
 
     def __init__(
         self,
         agent: str,
         conversation: str | None,
         session_factory: Callable[[], Session] | None = None,
+        facade: SelfService | None = None,
     ) -> None:
         self.agent = agent
         self.conversation = conversation
         self._session_factory = session_factory
         self._db: Session | None = None
+        self._facade = facade
+
+    @property
+    def facade(self) -> SelfService:
+        if self._facade is None:
+            raise RuntimeError("this call has no facade self-service")
+        return self._facade
 
     @property
     def db(self) -> Session:

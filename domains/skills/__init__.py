@@ -1,0 +1,3 @@
+from domains.skills.capabilities import domain
+
+__all__ = ["domain"]
