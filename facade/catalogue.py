@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from facade.agents import Agent
 from facade.core import Core
-from facade.errors import FacadeError
-from facade.schema import announced_tool, compact_json
+from facade.errors import UsageError
+from facade.trace import last_served
 
 
 def catalogue_report(core: Core, agent_name: str | None = None, conversation: str | None = None) -> dict[str, Any]:
@@ -21,20 +22,34 @@ def catalogue_report(core: Core, agent_name: str | None = None, conversation: st
         "domains": domains,
     }
     if agent_name is not None:
-        agent = core.agents.get(agent_name)
-        if agent is None:
-            raise FacadeError(f"unknown agent {agent_name!r}; agents: {', '.join(sorted(core.agents))}")
-        view = core.views.view(agent, conversation)
-        tools = [announced_tool(c) for c in view]
+        agent = agent_of(core, agent_name)
+        would = core.served.serve(core.views.view(agent, conversation))
+        event = last_served(core.settings.effective_trace_path, agent.name, conversation)
+        served = None
+        if event is not None:
+            data = event["data"]
+            served = {k: data[k] for k in ("protocol", "toolCount", "bytes", "sha256", "tools")} | {"ts": event["ts"]}
         report["agent"] = {
             "name": agent.name,
             "conversation": conversation,
-            "modes": core.views.modes(agent, conversation),
-            "tools": [t["name"] for t in tools],
-            "tool_count": len(tools),
-            "bytes": len(compact_json(tools).encode()),
+            # Modes and tools by this process's defaults: elevations live in the server's memory,
+            # so what a conversation was really shown is `served`, read from the trace.
+            "default_modes": core.views.modes(agent, None),
+            "tools": list(would.names),
+            "tool_count": len(would.names),
+            "bytes": would.bytes,
+            "sha256": would.sha256,
+            "served": served,
         }
     return report
+
+
+def agent_of(core: Core, name: str) -> Agent:
+    """The named agent, or a UsageError listing the ones there are."""
+    agent = core.agents.get(name)
+    if agent is None:
+        raise UsageError(f"unknown agent {name!r}; agents: {', '.join(sorted(core.agents))}")
+    return agent
 
 
 def render_report(report: dict[str, Any]) -> str:
@@ -44,7 +59,16 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append(f"{'all':<16}{'':>9}{'':>7}{'':>7}{report['capabilities']:>7}")
     agent = report.get("agent")
     if agent:
-        modes = ", ".join(f"{d}={m}" for d, m in agent["modes"].items())
-        lines += ["", f"agent {agent['name']} ({modes}): {agent['tool_count']} tools, {agent['bytes']} bytes"]
-        lines += [f"  {name}" for name in agent["tools"]]
+        modes = ", ".join(f"{d}={m}" for d, m in agent["default_modes"].items())
+        lines += ["", f"agent {agent['name']} ({modes}): {agent['tool_count']} tools, {agent['bytes']} bytes by default"]
+        served = agent["served"]
+        where = f" in conversation {agent['conversation']}" if agent["conversation"] else ""
+        if served is None:
+            lines.append(f"served{where}: nothing yet (no tools/list in the trace)")
+        else:
+            lines.append(
+                f"served{where}: {served['toolCount']} tools, {served['bytes']} bytes, sha256 {served['sha256'][:12]}…"
+                f" over {served['protocol']}"
+            )
+            lines += [f"  {name}" for name in served["tools"]]
     return "\n".join(lines)

@@ -128,6 +128,67 @@ def catalogue(
     typer.echo(json.dumps(report, indent=2) if as_json else render_report(report))
 
 
+@app.command()
+@friendly
+def denylist(
+    agent: Annotated[str, typer.Argument(help="The agent whose hidden tools to list.")],
+    fmt: Annotated[str, typer.Option("--format", help="openclaw | json | lines")] = "openclaw",
+    server_name: Annotated[str, typer.Option(help="The MCP server's name in the runtime's config.")] = "facade",
+    conversation: Annotated[str | None, typer.Option(help="In this conversation.")] = None,
+) -> None:
+    """The tools a runtime must hide from AGENT, named as the runtime names them."""
+    from facade import denylist as deny
+    from facade.catalogue import agent_of
+    from facade.core import build_core
+
+    core = build_core(_settings())
+    text, _ = deny.render(core.views, agent_of(core, agent), conversation, fmt, server_name)
+    typer.echo(text, nl=False)
+
+
+@app.command("tools-md")
+@friendly
+def tools_md(
+    agent: Annotated[str, typer.Argument(help="The agent to render TOOLS.md for.")],
+    write: Annotated[bool, typer.Option("--write", help="Write agents/<name>/TOOLS.md instead of printing.")] = False,
+) -> None:
+    """Render TOOLS.md.j2 for AGENT."""
+    from facade.catalogue import agent_of
+    from facade.core import build_core
+    from facade.toolsmd import render_tools_md, write_tools_md
+
+    core = build_core(_settings())
+    target = agent_of(core, agent)
+    if write:
+        typer.echo(f"wrote {write_tools_md(core.views, target, core.settings.tools_template)}")
+    else:
+        typer.echo(render_tools_md(core.views, target, None, core.settings.tools_template), nl=False)
+
+
+@app.command()
+@friendly
+def check(
+    budget: Annotated[str, typer.Option(help="The budget file.")] = "catalogue-budget.toml",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """The CI catalogue gate: budgets, floors, description lint and agreement of every surface."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from facade.check import load_budget, render_check, run_check
+    from facade.core import build_core
+
+    core = build_core(_settings())
+    report = run_check(core, load_budget(Path(budget)))
+    if as_json:
+        rows = [asdict(r) | {"budget": r.budget.model_dump() if r.budget else None} for r in report.rows]
+        typer.echo(json.dumps({"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems}, indent=2))
+    else:
+        typer.echo(render_check(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 @db_app.command("upgrade")
 @friendly
 def db_upgrade() -> None:

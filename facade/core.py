@@ -19,7 +19,9 @@ from facade.discovery import discover
 from facade.elevation import Elevations, MemoryElevations
 from facade.identity import TokenBook
 from facade.registry import Registry
+from facade.served import ServedCatalogues
 from facade.settings import Settings
+from facade.trace import Trace
 from facade.views import Views
 
 log = structlog.get_logger("facade.core")
@@ -36,6 +38,8 @@ class Core:
     engine: Engine
     sessions: sessionmaker[Session]
     calls: Calls
+    served: ServedCatalogues
+    trace: Trace
 
 
 def build_core(settings: Settings | None = None) -> Core:
@@ -57,7 +61,19 @@ def build_core(settings: Settings | None = None) -> Core:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
     engine = make_engine(settings.effective_database_url)
     sessions = session_factory(engine)
-    return Core(settings, registry, agents, elevations, views, tokens, engine, sessions, Calls(views, tokens, sessions))
+    return Core(
+        settings,
+        registry,
+        agents,
+        elevations,
+        views,
+        tokens,
+        engine,
+        sessions,
+        Calls(views, tokens, sessions),
+        ServedCatalogues(registry),
+        Trace(settings.effective_trace_path, full=settings.trace_full),
+    )
 
 
 def prepare_database(core: Core, *, seed: bool | None = None) -> None:

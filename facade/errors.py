@@ -21,6 +21,11 @@ class AgentError(ConfigError):
     """An `agents/<name>/agent.toml` cannot be used as written."""
 
 
+class UsageError(FacadeError):
+    """A command or API request names something that does not exist or asks for something
+    malformed; the message says what to change."""
+
+
 class IdentityError(FacadeError):
     """The caller could not be identified; nothing was executed."""
 

@@ -70,6 +70,25 @@ def annotation_hints(capability: Capability) -> dict[str, bool]:
     return hints
 
 
+def says_nothing(key: str, value: Any) -> bool:
+    """A keyword whose value tells the model nothing it would not assume: a default that is the
+    natural meaning of leaving the field out (None, "", False, 0, empty), a non-empty or
+    non-negative bound, a sanity cap far above any real value. The parsed model still enforces
+    every one of them and its error says the limit; the model reads them on every turn.
+    (Measured 2026-11-30 on projects+files: bounds and empty defaults were 13% of the bytes.)"""
+    if key == "default":
+        return value in (None, "", False, 0, [], {}) and value is not True
+    if key in ("minLength", "minItems"):
+        return value <= 1
+    if key in ("maxLength", "maxItems"):
+        return value >= 100
+    if key == "minimum":
+        return value in (0, 1)
+    if key == "maximum":
+        return value >= 1000
+    return False
+
+
 def _strip(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
@@ -79,7 +98,7 @@ def _strip(node: Any) -> Any:
             continue
         if key == "additionalProperties" and value is False:
             continue
-        if key == "default" and value is None:
+        if not isinstance(value, dict | list) and says_nothing(key, value):
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: _strip(sub) for name, sub in value.items()}

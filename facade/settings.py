@@ -24,6 +24,9 @@ class Settings(BaseSettings):
         default=None, description="SQLAlchemy URL; SQLite under data_dir when unset."
     )
     agents_dir: Path = Path("agents")
+    tools_template: Path = Path("TOOLS.md.j2")
+    trace_path: Path | None = Field(default=None, description="JSONL trajectory; data_dir/trace.jsonl when unset.")
+    trace_full: bool = Field(default=False, description="Record the whole served tools array, not only its hash.")
     domains: str = Field(default="", description="Comma-separated extra domain modules.")
     runtime_tokens: str = Field(default="", description="Comma-separated tokens of multi-agent runtimes.")
     operator_token: str | None = None
@@ -41,6 +44,10 @@ class Settings(BaseSettings):
     @property
     def effective_database_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'facade.db'}"
+
+    @property
+    def effective_trace_path(self) -> Path:
+        return self.trace_path or self.data_dir / "trace.jsonl"
 
     @property
     def extra_domain_modules(self) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -144,6 +145,7 @@ def base_env(workdir: Path) -> dict[str, str]:
         "FACADE_DATA_DIR": str(workdir / "data"),
         "FACADE_AGENTS_DIR": str(agents),
         "FACADE_FILES_ROOT": str(workdir / "files"),
+        "FACADE_TOOLS_TEMPLATE": str(REPO / "TOOLS.md.j2"),
         "FACADE_LOG_JSON": "true",
         "PYTHONPATH": str(REPO),
     }
@@ -175,27 +177,50 @@ def text_of(result) -> str:  # type: ignore[no-untyped-def]
 
 
 MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
-def raw_call(url: str, name: str, arguments: dict, headers: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
-    """A 2026-07-28 `tools/call` as one plain HTTP POST: for callers that never list tools
-    (the SDK client re-lists to validate results, which needs a bearer)."""
+def modern_post(url: str, method: str, params: dict, headers: dict[str, str] | None = None, name: str | None = None) -> dict:  # type: ignore[type-arg]
+    """One 2026-07-28 request as a plain HTTP POST; returns the JSON-RPC response."""
     meta = {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientInfo": {"name": "facade-tests", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments, "_meta": meta}}
-    response = httpx2.post(
-        url,
-        json=body,
-        headers={
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": MODERN,
-            "Mcp-Method": "tools/call",
-            "Mcp-Name": name,
-            **(headers or {}),
-        },
-        timeout=30,
-    )
-    return response.json()["result"]
+    routing = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method, **({"Mcp-Name": name} if name else {})}
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+    response = httpx2.post(url, json=body, headers={**ACCEPT, **routing, **(headers or {})}, timeout=30)
+    return _jsonrpc(response)
+
+
+def legacy_post(url: str, method: str, params: dict, headers: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+    """A 2025-11-25 session (initialize, initialized) and one request in it, as plain HTTP."""
+    base = {**ACCEPT, **(headers or {})}
+    init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-tests", "version": "1"}}
+    opened = httpx2.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, headers=base, timeout=30)
+    session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
+    httpx2.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={**base, **session}, timeout=30)
+    response = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, headers={**base, **session}, timeout=30)
+    httpx2.delete(url, headers={**base, **session}, timeout=30)
+    return _jsonrpc(response)
+
+
+def _jsonrpc(response: httpx2.Response) -> dict:  # type: ignore[type-arg]
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return response.json()
+
+
+def raw_call(url: str, name: str, arguments: dict, headers: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+    """A 2026-07-28 `tools/call` as one plain HTTP POST: for callers that never list tools
+    (the SDK client re-lists to validate results, which needs a bearer)."""
+    return modern_post(url, "tools/call", {"name": name, "arguments": arguments}, headers, name=name)["result"]
+
+
+def raw_list(url: str, token: str, era: str, conversation: str | None = None) -> list:  # type: ignore[type-arg]
+    """The tools array of a `tools/list` exactly as it came over the wire, key order kept."""
+    headers = {"Authorization": f"Bearer {token}", **({"X-Conversation-Id": conversation} if conversation else {})}
+    post = legacy_post if era == "legacy" else modern_post
+    return post(url, "tools/list", {}, headers)["result"]["tools"]

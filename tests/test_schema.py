@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+import pytest
+from pydantic import BaseModel, Field, ValidationError
 
 from facade.capability import CallContext, Input, make_capability
 from facade.schema import announced_schema, announced_tool, compact_json
@@ -55,7 +56,28 @@ class TestAnnouncedSchema:
     def test_defs_inlined_when_smaller(self) -> None:
         schema = announced_schema(make_capability("shop.order_create", order_create).parsed_model)
         assert "$defs" not in schema and "$ref" not in compact_json(schema)
-        assert schema["properties"]["lines"]["items"]["properties"]["qty"] == {"type": "integer", "minimum": 1}
+        assert schema["properties"]["lines"]["items"]["properties"]["qty"] == {"type": "integer"}
+
+    def test_bounds_that_say_something_stay(self) -> None:
+        class Rate(Input):
+            stars: int = Field(ge=1, le=5)
+            note: str = Field(default="", min_length=1, max_length=2000)
+            code: str = Field(min_length=3, max_length=8)
+            limit: int = Field(default=50, ge=1, le=200)
+
+        def rate(ctx: CallContext, args: Rate) -> dict:
+            """Rate something."""
+            return {}
+
+        cap = make_capability("shop.rate", rate, input_model=Rate)
+        props = announced_schema(cap.parsed_model)["properties"]
+        assert props["stars"] == {"type": "integer", "maximum": 5}
+        assert props["note"] == {"type": "string"}
+        assert props["code"] == {"type": "string", "minLength": 3, "maxLength": 8}
+        assert props["limit"] == {"type": "integer", "default": 50, "maximum": 200}
+        # ...and the parsed model still refuses what the announced schema no longer says.
+        with pytest.raises(ValidationError):
+            cap.parsed_model.model_validate({"stars": 0, "code": "abc", "auth_token": "", "conversation_id": ""})
 
     def test_recursive_defs_are_kept(self) -> None:
         schema = announced_schema(make_capability("garden.tree_put", tree_put).parsed_model)

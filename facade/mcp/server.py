@@ -19,7 +19,7 @@ from facade.calls import CallRequest, Outcome
 from facade.core import Core
 from facade.errors import IdentityError
 from facade.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
-from facade.schema import announced_tool, compact_json
+from facade.schema import compact_json
 
 SERVER_NAME = "facade"
 INSTRUCTIONS = "Tools of several backend domains; the tools you see are the ones your agent may use."
@@ -37,8 +37,7 @@ class FacadeServer(Server[Any]):
 def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[Any]:
     """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise."""
-    tools = {cap.name: types.Tool.model_validate(announced_tool(cap)) for cap in core.registry}
-    everything = list(tools.values())
+    tools = {cap.name: types.Tool.model_validate(core.served.tool(cap.name)) for cap in core.registry}
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
 
     def transport(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
@@ -52,19 +51,21 @@ def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[An
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         bearer, header, session_id = transport(ctx)
         conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
-        if fixed_agent is not None:
-            agent_name: str | None = fixed_agent
-        else:
+        agent_name: str | None = fixed_agent
+        if agent_name is None:
             try:
                 principal = resolve_listing(core.tokens, bearer)
             except IdentityError as exc:
                 raise MCPError(types.INVALID_REQUEST, str(exc)) from None
-            if principal.kind == "runtime":
-                return types.ListToolsResult(tools=everything)
             agent_name = principal.agent
-        assert agent_name is not None
-        view = core.views.view(core.agents[agent_name], conversation)
-        return types.ListToolsResult(tools=[tools[c.name] for c in view])
+        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
+            served = core.served.serve(core.registry)
+        else:
+            served = core.served.serve(core.views.view(core.agents[agent_name], conversation))
+        core.trace.served(
+            served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
+        )
+        return types.ListToolsResult(tools=[tools[name] for name in served.names])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         bearer, header, session_id = transport(ctx)

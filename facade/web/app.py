@@ -1,4 +1,5 @@
-"""The HTTP application: `/mcp` (streamable HTTP, both protocol eras) and `/healthz`."""
+"""The HTTP application: `/mcp` (streamable HTTP, both protocol eras), the operator API under
+`/api`, `/openapi.json` and `/healthz`."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import facade
 from facade.core import Core
 from facade.mcp.server import build_mcp_server
+from facade.web.api import ROUTES, openapi, starlette_routes
 from facade.web.limits import BodyLimit
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
@@ -45,15 +48,23 @@ def build_app(core: Core) -> Starlette:
             {"status": "ok", "database": "ok", "capabilities": len(core.registry), "agents": sorted(core.agents)}
         )
 
+    spec = openapi(ROUTES, facade.__version__)
+
+    async def openapi_json(_: Request) -> JSONResponse:
+        return JSONResponse(spec)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with manager.run():
             yield
+        core.trace.close()
 
     app = Starlette(
         routes=[
             Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
+            Route("/openapi.json", openapi_json),
+            *starlette_routes(core, ROUTES),
         ],
         middleware=[Middleware(BodyLimit, max_bytes=core.settings.max_body_bytes)],
         lifespan=lifespan,

@@ -1,0 +1,204 @@
+"""The operator HTTP API under `/api`, JSON in and out, described at `/openapi.json`.
+
+Every route accepts the operator token; an agent's token may read only its own
+`/api/agents/{self}/…` routes. Errors are `{"error": "..."}` with a message that says what to
+change — never a stack trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from facade import denylist
+from facade.catalogue import catalogue_report
+from facade.core import Core
+from facade.errors import FacadeError, UsageError
+from facade.identity import Principal, bearer_of
+from facade.toolsmd import render_tools_md
+
+Handler = Callable[[Request, Core, Principal], Awaitable[Response]]
+
+
+class ApiError(Exception):
+    """An API refusal with its HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class ApiRoute:
+    """A route and what /openapi.json says about it."""
+
+    path: str
+    method: str
+    summary: str
+    handler: Handler
+    operator_only: bool = True
+    query: tuple[tuple[str, str], ...] = ()
+    produces: str = "application/json"
+    tags: tuple[str, ...] = field(default=("api",))
+
+
+def authorize(core: Core, request: Request, route: ApiRoute) -> Principal:
+    principal = core.tokens.lookup(bearer_of(request.headers.get("authorization")))
+    if principal is None:
+        raise ApiError(401, "send 'Authorization: Bearer <operator token>' (FACADE_OPERATOR_TOKEN)")
+    if principal.kind == "operator":
+        return principal
+    agent = request.path_params.get("agent")
+    if route.operator_only or principal.kind != "agent" or agent != principal.agent:
+        raise ApiError(403, "this route needs the operator token; an agent token reads only its own /api/agents/{self}/ routes")
+    return principal
+
+
+def agent_param(core: Core, request: Request) -> Any:
+    name = request.path_params["agent"]
+    agent = core.agents.get(name)
+    if agent is None:
+        raise ApiError(404, f"unknown agent {name!r}; agents: {', '.join(sorted(core.agents))}")
+    return agent
+
+
+def conversation_param(request: Request) -> str | None:
+    value = request.query_params.get("conversation_id")
+    return value.strip()[:200] if value and value.strip() else None
+
+
+async def list_agents(request: Request, core: Core, principal: Principal) -> Response:
+    return JSONResponse(
+        {
+            "agents": [
+                {
+                    "name": a.name,
+                    "description": a.description,
+                    "model": a.model,
+                    "context_window": a.context_window,
+                    "modes": core.views.modes(a, None),
+                }
+                for a in core.agents.values()
+            ]
+        }
+    )
+
+
+async def agent_tools(request: Request, core: Core, principal: Principal) -> Response:
+    agent = agent_param(core, request)
+    conversation = conversation_param(request)
+    served = core.served.serve(core.views.view(agent, conversation))
+    return JSONResponse(
+        {
+            "agent": agent.name,
+            "conversation": conversation,
+            "modes": core.views.modes(agent, conversation),
+            "tool_count": len(served.names),
+            "bytes": served.bytes,
+            "sha256": served.sha256,
+            "tools": list(served.tools),
+        }
+    )
+
+
+async def agent_denylist(request: Request, core: Core, principal: Principal) -> Response:
+    agent = agent_param(core, request)
+    fmt = request.query_params.get("format", "openclaw")
+    server = request.query_params.get("server_name", denylist.DEFAULT_SERVER_NAME)
+    try:
+        text, value = denylist.render(core.views, agent, conversation_param(request), fmt, server)
+    except UsageError as exc:
+        raise ApiError(400, str(exc)) from None
+    return PlainTextResponse(text) if value is None else JSONResponse(value)
+
+
+async def agent_tools_md(request: Request, core: Core, principal: Principal) -> Response:
+    agent = agent_param(core, request)
+    text = render_tools_md(core.views, agent, conversation_param(request), core.settings.tools_template)
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
+
+
+async def catalogue(request: Request, core: Core, principal: Principal) -> Response:
+    return JSONResponse(catalogue_report(core))
+
+
+CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
+ROUTES: list[ApiRoute] = [
+    ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents),
+    ApiRoute("/api/catalogue", "GET", "Capabilities per domain and tier.", catalogue),
+    ApiRoute(
+        "/api/agents/{agent}/tools", "GET", "The tools an agent is served.", agent_tools, False, (CONVERSATION,)
+    ),
+    ApiRoute(
+        "/api/agents/{agent}/denylist",
+        "GET",
+        "The catalogue tools a runtime must hide from the agent.",
+        agent_denylist,
+        False,
+        (CONVERSATION, ("format", "openclaw | json | lines"), ("server_name", "The runtime's name for this server.")),
+    ),
+    ApiRoute(
+        "/api/agents/{agent}/tools-md",
+        "GET",
+        "The agent's TOOLS.md.",
+        agent_tools_md,
+        False,
+        (CONVERSATION,),
+        "text/markdown",
+    ),
+]
+
+
+def starlette_routes(core: Core, routes: list[ApiRoute]) -> list[Route]:
+    def endpoint(route: ApiRoute) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
+            try:
+                principal = authorize(core, request, route)
+                return await route.handler(request, core, principal)
+            except ApiError as exc:
+                return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            except FacadeError as exc:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+
+        return handle
+
+    return [Route(r.path, endpoint(r), methods=[r.method]) for r in routes]
+
+
+def openapi(routes: list[ApiRoute], version: str) -> dict[str, Any]:
+    """The OpenAPI description of `routes`, derived from the same table that serves them."""
+    paths: dict[str, Any] = {}
+    error = {"description": "A refusal that says what to change.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    for r in routes:
+        params = [
+            {"name": "agent", "in": "path", "required": True, "schema": {"type": "string"}}
+        ] if "{agent}" in r.path else []
+        params += [{"name": n, "in": "query", "required": False, "description": d, "schema": {"type": "string"}} for n, d in r.query]
+        body = {"schema": {"type": "string"}} if not r.produces.endswith("json") else {"schema": {"type": "object"}}
+        paths.setdefault(r.path, {})[r.method.lower()] = {
+            "summary": r.summary,
+            "operationId": r.handler.__name__,
+            "parameters": params,
+            "security": [{"bearer": []}],
+            "responses": {
+                "200": {"description": "OK", "content": {r.produces: body}},
+                "400": error,
+                "401": error,
+                "403": error,
+                "404": error,
+            },
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Facade operator API", "version": version},
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Error": {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}},
+        },
+    }
