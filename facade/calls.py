@@ -21,7 +21,11 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from facade.agents import Agent
+from facade.approvals import Approvals
 from facade.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.cards import Card
+from facade.changes import Changes
+from facade.elevation import DEFAULT_TTL_SECONDS
 from facade.errors import DomainError, IdentityError
 from facade.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.selfservice import AgentSelfService
@@ -59,7 +63,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status in ("ok", "held")
 
 
 def unknown_tool_message(name: str) -> str:
@@ -69,17 +73,26 @@ def unknown_tool_message(name: str) -> str:
 
 
 class Calls:
-    """Executes calls against a registry with the views, tokens and database it is given."""
+    """Executes calls against a registry with the views, tokens and database it is given;
+    approval-2 calls are held as cards (facade/approvals.py) instead of run."""
 
     def __init__(
         self,
         views: Views,
         tokens: TokenBook,
         session_factory: Callable[[], Session] | None,
+        approvals: Approvals | None = None,
+        changes: Changes | None = None,
+        elevation_ttl: float = DEFAULT_TTL_SECONDS,
     ) -> None:
         self.views = views
         self.tokens = tokens
         self.session_factory = session_factory
+        self.approvals = approvals
+        self.changes = changes
+        self.elevation_ttl = elevation_ttl
+        if approvals is not None:
+            approvals.runner = self.run_approved
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
@@ -129,12 +142,84 @@ class Calls:
                 agent=agent.name,
                 conversation=conversation,
             )
+        if capability.approval == 2 and self.approvals is not None:
+            return await self._hold(capability, args, agent, conversation)
         return await self._execute(capability, args, agent, conversation)
 
-    async def _execute(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
-        ctx = CallContext(
-            agent.name, conversation, self.session_factory, AgentSelfService(self.views, agent, conversation)
+    async def _hold(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
+        """Check the call can run, then hold it as a card for an operator; nothing runs yet."""
+        who = {"agent": agent.name, "conversation": conversation}
+        if conversation is None:
+            return Outcome(
+                "invalid_arguments",
+                error=f"{capability.name} needs an operator's approval, which belongs to a conversation; "
+                "send the conversation_id (or an X-Conversation-Id header)",
+                **who,
+            )
+        if capability.precheck is not None:
+            ctx = self._context(agent, conversation)
+            try:
+                await anyio.to_thread.run_sync(capability.precheck, ctx, args)
+            except DomainError as exc:
+                return Outcome("domain_error", error=str(exc), **who)
+            finally:
+                if ctx.opened_db is not None:
+                    ctx.opened_db.close()
+        assert self.approvals is not None
+        arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
+        try:
+            card, created = self.approvals.hold(capability, arguments, agent.name, conversation)
+        except DomainError as exc:
+            return Outcome("unavailable", error=str(exc), **who)
+        note = "" if created else " (the same request was already pending; no new card was made)"
+        return Outcome(
+            "held",
+            data={
+                "card_id": card.id,
+                "status": card.status,
+                "held": capability.name,
+                "message": f"held for an operator's approval as card {card.id}{note}; nothing has run yet. "
+                f"Check it with skills.card_status {{\"card_id\": {card.id}}}.",
+            },
+            **who,
         )
+
+    async def run_approved(self, card: Card) -> dict[str, Any]:
+        """Run an approved card's call with its original identity; the outcome is kept on the card."""
+        agent = self.views.agents.get(card.agent)
+        capability = self.views.registry.get(card.tool)
+        if agent is None or capability is None or not self.views.allows(agent, card.conversation, capability):
+            return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
+        try:
+            args = capability.parsed_model.model_validate(
+                {**card.arguments, "auth_token": "", "conversation_id": card.conversation}
+            )
+        except ValidationError as exc:
+            return {"ok": False, "error": explain_validation(capability, exc)}
+        outcome = await self._execute(capability, args, agent, card.conversation, approved_card=card.id)
+        log.info("card.ran", card=card.id, tool=card.tool, agent=card.agent, outcome=outcome.status)
+        return {"ok": True, "data": outcome.data} if outcome.ok else {"ok": False, "error": outcome.error}
+
+    def _context(self, agent: Agent, conversation: str | None, approved_card: int | None = None) -> CallContext:
+        facade = AgentSelfService(
+            self.views,
+            agent,
+            conversation,
+            self.approvals,
+            on_granted=self.changes.publish if (approved_card is not None and self.changes) else None,
+            elevation_ttl=self.elevation_ttl,
+        )
+        return CallContext(agent.name, conversation, self.session_factory, facade, approved_card)
+
+    async def _execute(
+        self,
+        capability: Capability,
+        args: BaseModel,
+        agent: Agent,
+        conversation: str | None,
+        approved_card: int | None = None,
+    ) -> Outcome:
+        ctx = self._context(agent, conversation, approved_card)
         who = {"agent": agent.name, "conversation": conversation}
         try:
             if capability.is_async:

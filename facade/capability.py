@@ -58,6 +58,15 @@ class SelfService(Protocol):
 
     def describe(self, name: str) -> dict[str, Any] | None: ...
 
+    def grant_elevation(self, domain: str) -> float:
+        """Switch `domain` to full mode for this conversation; only an approved call may.
+        Returns when the elevation ends (epoch seconds)."""
+        ...
+
+    def card(self, card_id: int) -> dict[str, Any]:
+        """One of this conversation's approval cards, or NotFound."""
+        ...
+
 
 class CallContext:
     """What a handler gets besides its arguments: who calls, in which conversation, a database
@@ -70,12 +79,15 @@ class CallContext:
         conversation: str | None,
         session_factory: Callable[[], Session] | None = None,
         facade: SelfService | None = None,
+        approved_card: int | None = None,
     ) -> None:
         self.agent = agent
         self.conversation = conversation
         self._session_factory = session_factory
         self._db: Session | None = None
         self._facade = facade
+        self.approved_card = approved_card
+        """The card an operator approved for this run of a held call; None for a direct call."""
 
     @property
     def facade(self) -> SelfService:
@@ -98,6 +110,7 @@ class CallContext:
 
 
 Handler = Callable[[CallContext, Any], Any] | Callable[[CallContext, Any], Awaitable[Any]]
+Precheck = Callable[[CallContext, Any], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +129,8 @@ class Capability:
         annotations: MCP hints.
         example: arguments that succeed against the seeded demo data when the registry is
             walked in order; the test that executes every capability uses them.
+        precheck: for an approval-2 capability, refuses a call before a card is made for it
+            (so an operator is never asked about a call that could not run).
     """
 
     name: str
@@ -127,6 +142,7 @@ class Capability:
     approval: int = 0
     annotations: Annotations = field(default_factory=Annotations)
     example: dict[str, Any] | None = None
+    precheck: Precheck | None = None
     is_async: bool = False
 
     @property
@@ -161,6 +177,7 @@ def make_capability(
     destructive: bool = False,
     idempotent: bool | None = None,
     example: dict[str, Any] | None = None,
+    precheck: Precheck | None = None,
 ) -> Capability:
     """Build a capability, checking everything a declaration can get wrong.
 
@@ -198,6 +215,8 @@ def make_capability(
         raise RegistryError(f"{where}: tier must be 'core' or 'full', got {tier!r}")
     if approval not in (0, 1, 2):
         raise RegistryError(f"{where}: approval must be 0, 1 or 2, got {approval!r}")
+    if precheck is not None and approval != 2:
+        raise RegistryError(f"{where}: a precheck runs before an operator's approval; give it approval=2")
     return Capability(
         name=name,
         description=text,
@@ -212,6 +231,7 @@ def make_capability(
             idempotent=read_only if idempotent is None else idempotent,
         ),
         example=example,
+        precheck=precheck,
         is_async=inspect.iscoroutinefunction(handler),
     )
 

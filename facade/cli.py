@@ -76,6 +76,7 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
 
     from facade.core import build_core, prepare_database
     from facade.logs import configure_logging
+    from facade.mcp.fanout import Fanout
     from facade.mcp.server import build_mcp_server
 
     settings = _settings()
@@ -84,9 +85,12 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     if agent not in core.agents:
         raise FacadeError(f"unknown agent {agent!r}; agents: {', '.join(sorted(core.agents))}")
     prepare_database(core)
-    server = build_mcp_server(core, fixed_agent=agent)
+    fanout = Fanout()
+    server = build_mcp_server(core, fanout, fixed_agent=agent)
 
     async def run() -> None:
+        fanout.start()
+        core.changes.subscribe(fanout.changed)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 

@@ -13,7 +13,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from facade import migrate
 from facade.agents import Agent, load_agents
+from facade.approvals import Approvals
+from facade.audit import Audit
 from facade.calls import Calls
+from facade.cards import CardStore, MemoryCards
+from facade.changes import Changes
 from facade.db import make_engine, session_factory
 from facade.discovery import discover
 from facade.elevation import Elevations, MemoryElevations
@@ -40,6 +44,9 @@ class Core:
     calls: Calls
     served: ServedCatalogues
     trace: Trace
+    approvals: Approvals
+    changes: Changes
+    audit: Audit
 
 
 def build_core(settings: Settings | None = None) -> Core:
@@ -47,7 +54,7 @@ def build_core(settings: Settings | None = None) -> Core:
     settings = settings or Settings()
     registry = discover(settings.extra_domain_modules)
     agents = load_agents(settings.agents_dir, registry)
-    elevations = MemoryElevations()
+    elevations, cards, changes = _backends(settings)
     views = Views(registry, agents, elevations)
     tokens = TokenBook(
         agents,
@@ -61,6 +68,9 @@ def build_core(settings: Settings | None = None) -> Core:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
     engine = make_engine(settings.effective_database_url)
     sessions = session_factory(engine)
+    audit = Audit(sessions)
+    approvals = Approvals(cards, audit, card_ttl=settings.card_ttl_seconds)
+    calls = Calls(views, tokens, sessions, approvals, changes, settings.elevation_ttl_seconds)
     return Core(
         settings,
         registry,
@@ -70,10 +80,22 @@ def build_core(settings: Settings | None = None) -> Core:
         tokens,
         engine,
         sessions,
-        Calls(views, tokens, sessions),
+        calls,
         ServedCatalogues(registry),
         Trace(settings.effective_trace_path, full=settings.trace_full),
+        approvals,
+        changes,
+        audit,
     )
+
+
+def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
+    """In memory by default; in Redis when FACADE_REDIS_URL is set, so replicas agree."""
+    if settings.redis_url:
+        from facade.redisbackend import redis_backends
+
+        return redis_backends(settings.redis_url)
+    return MemoryElevations(), MemoryCards(), Changes()
 
 
 def prepare_database(core: Core, *, seed: bool | None = None) -> None:

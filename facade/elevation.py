@@ -25,6 +25,8 @@ class Elevations(Protocol):
 
     def revoke_conversation(self, conversation: str) -> list[tuple[str, str]]: ...
 
+    def expire_due(self) -> list[tuple[str, str, str]]: ...
+
 
 class MemoryElevations:
     """The default store: a dict guarded by a lock, expiry checked on read."""
@@ -35,19 +37,13 @@ class MemoryElevations:
         self._grants: dict[tuple[str, str], dict[str, float]] = {}
 
     def elevated(self, agent: str, conversation: str) -> frozenset[str]:
-        key = (agent, conversation)
-        with self._lock:
-            grants = self._grants.get(key)
-            if not grants:
-                return frozenset()
-            now = self._clock()
-            live = {d: t for d, t in grants.items() if t > now}
-            if len(live) != len(grants):
-                if live:
-                    self._grants[key] = live
-                else:
-                    del self._grants[key]
-            return frozenset(live)
+        # Expired grants are filtered here and removed by `expire_due`, which reports them so
+        # that their conversations are told the list changed.
+        grants = self._grants.get((agent, conversation))
+        if not grants:
+            return frozenset()
+        now = self._clock()
+        return frozenset(d for d, t in list(grants.items()) if t > now)
 
     def grant(self, agent: str, conversation: str, domain: str, ttl_seconds: float = DEFAULT_TTL_SECONDS) -> None:
         with self._lock:
@@ -58,3 +54,17 @@ class MemoryElevations:
         with self._lock:
             keys = [k for k in self._grants if k[1] == conversation]
             return [(k[0], d) for k in keys for d in self._grants.pop(k)]
+
+    def expire_due(self) -> list[tuple[str, str, str]]:
+        """Remove the grants whose time has passed; returns (agent, conversation, domain) of each."""
+        now = self._clock()
+        expired = []
+        with self._lock:
+            for key in list(self._grants):
+                grants = self._grants[key]
+                for domain in [d for d, t in grants.items() if t <= now]:
+                    del grants[domain]
+                    expired.append((key[0], key[1], domain))
+                if not grants:
+                    del self._grants[key]
+        return expired

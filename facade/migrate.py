@@ -9,6 +9,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
 
+import facade.tables  # noqa: F401  - the facade's own tables join Base.metadata
 from facade.registry import Registry
 
 SCRIPT_LOCATION = Path(__file__).parent / "migrations"
@@ -17,10 +18,12 @@ SCRIPT_LOCATION = Path(__file__).parent / "migrations"
 def alembic_config(registry: Registry) -> Config:
     config = Config()
     config.set_main_option("script_location", str(SCRIPT_LOCATION))
-    locations = [str(d.migrations) for d in registry.domains.values() if d.migrations is not None]
+    # The facade's own branch (its audit log) first, then each domain's.
+    locations = [str(SCRIPT_LOCATION / "versions")]
+    locations += [str(d.migrations) for d in registry.domains.values() if d.migrations is not None]
     # Alembic splits this option on the separator; os.pathsep is safe for any folder name here.
     config.set_main_option("path_separator", "os")
-    config.set_main_option("version_locations", ":".join(locations) if locations else "")
+    config.set_main_option("version_locations", ":".join(locations))
     return config
 
 

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     runtime_tokens: str = Field(default="", description="Comma-separated tokens of multi-agent runtimes.")
     operator_token: str | None = None
     max_body_bytes: int = 1_048_576
+    redis_url: str | None = Field(default=None, description="Elevations, cards and list_changed in Redis.")
+    elevation_ttl_seconds: float = Field(default=8 * 3600, gt=0)
+    card_ttl_seconds: float = Field(default=24 * 3600, gt=0)
+    sweep_seconds: float = Field(default=5, gt=0, description="How often expiries are checked.")
+    public_url: str = Field(default="", description="Where operators reach this server (for the CLI).")
     seed: bool = True
     log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")
 

@@ -65,11 +65,12 @@ def postgres_database() -> Iterator[str]:
 
 
 def write_agents(folder: Path) -> Path:
-    """The repo's demo agents plus `walker`, which sees every domain in full mode."""
+    """The repo's demo agents plus `walker`, which sees every domain in full mode but `skills`,
+    in core mode so that the walk can ask for it with skills.elevate."""
     from facade.discovery import discover
 
     shutil.copytree(REPO / "agents", folder, dirs_exist_ok=True)
-    apps = "\n".join(f'{d} = "full"' for d in discover().domains)
+    apps = "\n".join(f'{d} = "{"core" if d == "skills" else "full"}"' for d in discover().domains)
     (folder / "walker").mkdir(exist_ok=True)
     (folder / "walker" / "agent.toml").write_text(
         f'name = "walker"\ndescription = "Test agent that sees everything."\n\n[apps]\n{apps}\n'
@@ -98,7 +99,7 @@ class ServerProcess:
     def log_path(self) -> Path:
         return self.workdir / "server.log"
 
-    def start(self, timeout: float = 60) -> ServerProcess:
+    def start(self, timeout: float = 180) -> ServerProcess:
         env = {**os.environ, **base_env(self.workdir), **self.env}
         self._log = open(self.log_path, "ab")
         self.process = subprocess.Popen(

@@ -106,7 +106,7 @@ class TestToolsMd:
         text = facade(tmp_path, "tools-md", "francis").stdout
         assert "`auth_token` and `conversation_id`" in text and "ignored" in text
         assert "never copy arguments from an earlier call" in text
-        assert "**files** (core)" in text and "**projects** (full)" in text
+        assert "**files** (core)" in text and "**skills** (full)" in text
         assert "skills.elevate" in text
         written = facade(tmp_path, "tools-md", "francis", "--write")
         assert written.returncode == 0

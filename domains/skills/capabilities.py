@@ -55,6 +55,10 @@ def tool_search(ctx: CallContext, args: ToolSearch) -> dict[str, Any]:
     }
 
 
+# Registered here so that, in registration order, asking for more comes before the full-tier
+# tool it unlocks (the registry walk elevates `skills` itself, then describes a tool).
+from domains.skills import elevation  # noqa: E402,F401
+
 @domain.capability("tool_describe", read_only=True, example={"name": "skills.apps_list"})
 def tool_describe(ctx: CallContext, args: ToolName) -> dict[str, Any]:
     """Show one tool of your apps with its parameters, even if your current mode hides it."""

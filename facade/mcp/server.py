@@ -12,12 +12,14 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
 from facade.calls import CallRequest, Outcome
 from facade.core import Core
 from facade.errors import IdentityError
+from facade.mcp.fanout import Fanout
 from facade.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
 from facade.schema import compact_json
 
@@ -34,9 +36,10 @@ class FacadeServer(Server[Any]):
         return super().create_initialization_options(*args, **kwargs)
 
 
-def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[Any]:
+def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
     """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
-    conversation is this process unless the client says otherwise."""
+    conversation is this process unless the client says otherwise. `fanout` learns each
+    conversation's sessions so that an elevation reaches them as `list_changed`."""
     tools = {cap.name: types.Tool.model_validate(core.served.tool(cap.name)) for cap in core.registry}
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
 
@@ -65,7 +68,26 @@ def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[An
         core.trace.served(
             served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
         )
+        remember(ctx, agent_name, conversation)
         return types.ListToolsResult(tools=[tools[name] for name in served.names])
+
+    def remember(ctx: ServerRequestContext[Any], agent: str | None, conversation: str | None) -> None:
+        session_id = ctx.session._connection.session_id or process_conversation  # noqa: SLF001
+        if agent is not None and conversation is not None and session_id is not None:
+            fanout.remember((agent, conversation), session_id, ctx.session)
+
+    async def listen(ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
+        bearer, header, session_id = transport(ctx)
+        conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
+        agent_name = fixed_agent
+        if agent_name is None:
+            try:
+                agent_name = resolve_listing(core.tokens, bearer).agent
+            except IdentityError as exc:
+                raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+        # A runtime's list is the whole catalogue and never changes; its stream stays quiet.
+        key = (agent_name or "", conversation or "")
+        return await ListenHandler(fanout.bus(key))(ctx, params)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         bearer, header, session_id = transport(ctx)
@@ -80,6 +102,7 @@ def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[An
                 fixed_agent=fixed_agent,
             )
         )
+        remember(ctx, outcome.agent, outcome.conversation)
         return to_result(outcome)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
@@ -92,6 +115,7 @@ def build_mcp_server(core: Core, *, fixed_agent: str | None = None) -> Server[An
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_subscriptions_listen=listen,
         get_tool_input_schema=input_schema,
     )
 

@@ -15,10 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+import json
+
 from facade import denylist
+from facade.approvals import card_view
 from facade.catalogue import catalogue_report
+from facade.conversations import delete_conversation
 from facade.core import Core
-from facade.errors import FacadeError, UsageError
+from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
 from facade.identity import Principal, bearer_of
 from facade.toolsmd import render_tools_md
 
@@ -127,6 +131,63 @@ async def catalogue(request: Request, core: Core, principal: Principal) -> Respo
     return JSONResponse(catalogue_report(core))
 
 
+async def list_cards(request: Request, core: Core, principal: Principal) -> Response:
+    status = request.query_params.get("status", "pending")
+    try:
+        cards = core.approvals.list(status)
+    except UsageError as exc:
+        raise ApiError(400, str(exc)) from None
+    return JSONResponse({"status": status, "cards": [card_view(c) for c in cards]})
+
+
+async def decision(request: Request) -> tuple[str, str]:
+    """The optional JSON body of a decision: who decides (a name) and why."""
+    raw = await request.body()
+    if not raw.strip():
+        return "operator", ""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise ApiError(400, 'the body must be JSON like {"reason": "...", "by": "your name"}, or empty') from None
+    if not isinstance(body, dict):
+        raise ApiError(400, 'the body must be a JSON object like {"reason": "...", "by": "your name"}')
+    by, reason = body.get("by", ""), body.get("reason", "")
+    if not isinstance(by, str) or not isinstance(reason, str) or len(by) > 80 or len(reason) > 2000:
+        raise ApiError(400, "`by` (≤ 80 characters) and `reason` (≤ 2000) must be strings")
+    return (f"operator:{by.strip()}" if by.strip() else "operator"), reason.strip()
+
+
+def card_param(request: Request) -> int:
+    raw = request.path_params["card"]
+    if not raw.isdigit():
+        raise ApiError(404, f"card {raw!r} does not exist; card ids are whole numbers (GET /api/cards)")
+    return int(raw)
+
+
+async def approve_card(request: Request, core: Core, principal: Principal) -> Response:
+    actor, reason = await decision(request)
+    card = await core.approvals.approve(card_param(request), actor, reason)
+    return JSONResponse({"card": card_view(card)})
+
+
+async def deny_card(request: Request, core: Core, principal: Principal) -> Response:
+    actor, reason = await decision(request)
+    card = core.approvals.deny(card_param(request), actor, reason)
+    return JSONResponse({"card": card_view(card)})
+
+
+async def delete_conversation_route(request: Request, core: Core, principal: Principal) -> Response:
+    conversation = request.path_params["conversation"]
+    return JSONResponse(delete_conversation(core, conversation, "operator"))
+
+
+async def audit_log(request: Request, core: Core, principal: Principal) -> Response:
+    raw = request.query_params.get("limit", "200")
+    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
+        raise ApiError(400, "limit must be a whole number from 1 to 1000")
+    return JSONResponse({"entries": core.audit.entries(int(raw))})
+
+
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
 ROUTES: list[ApiRoute] = [
     ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents),
@@ -142,6 +203,22 @@ ROUTES: list[ApiRoute] = [
         False,
         (CONVERSATION, ("format", "openclaw | json | lines"), ("server_name", "The runtime's name for this server.")),
     ),
+    ApiRoute(
+        "/api/cards",
+        "GET",
+        "Approval cards (pending by default).",
+        list_cards,
+        query=(("status", "pending | approved | denied | expired | cancelled | all"),),
+    ),
+    ApiRoute("/api/cards/{card}/approve", "POST", "Approve a pending card; its held call runs.", approve_card),
+    ApiRoute("/api/cards/{card}/deny", "POST", "Deny a pending card; nothing runs.", deny_card),
+    ApiRoute(
+        "/api/conversations/{conversation}",
+        "DELETE",
+        "Delete a conversation: revert its elevations, cancel its pending cards.",
+        delete_conversation_route,
+    ),
+    ApiRoute("/api/audit", "GET", "The audit log, newest first.", audit_log, query=(("limit", "1 to 1000"),)),
     ApiRoute(
         "/api/agents/{agent}/tools-md",
         "GET",
@@ -162,6 +239,12 @@ def starlette_routes(core: Core, routes: list[ApiRoute]) -> list[Route]:
                 return await route.handler(request, core, principal)
             except ApiError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            except NotFound as exc:
+                return JSONResponse({"error": str(exc)}, status_code=404)
+            except Conflict as exc:
+                return JSONResponse({"error": str(exc)}, status_code=409)
+            except Unavailable as exc:
+                return JSONResponse({"error": str(exc)}, status_code=503)
             except FacadeError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
 
@@ -176,8 +259,10 @@ def openapi(routes: list[ApiRoute], version: str) -> dict[str, Any]:
     error = {"description": "A refusal that says what to change.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for r in routes:
         params = [
-            {"name": "agent", "in": "path", "required": True, "schema": {"type": "string"}}
-        ] if "{agent}" in r.path else []
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in ("agent", "card", "conversation")
+            if "{" + name + "}" in r.path
+        ]
         params += [{"name": n, "in": "query", "required": False, "description": d, "schema": {"type": "string"}} for n, d in r.query]
         body = {"schema": {"type": "string"}} if not r.produces.endswith("json") else {"schema": {"type": "object"}}
         paths.setdefault(r.path, {})[r.method.lower()] = {
@@ -191,6 +276,8 @@ def openapi(routes: list[ApiRoute], version: str) -> dict[str, Any]:
                 "401": error,
                 "403": error,
                 "404": error,
+                "409": error,
+                "503": error,
             },
         }
     return {

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import anyio
+import structlog
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
@@ -17,10 +18,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import facade
+from facade.conversations import sweep
 from facade.core import Core
+from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
 from facade.web.api import ROUTES, openapi, starlette_routes
 from facade.web.limits import BodyLimit
+
+log = structlog.get_logger("facade.web")
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
@@ -30,7 +35,8 @@ LOOPBACK_SECURITY = TransportSecuritySettings(
 
 
 def build_app(core: Core) -> Starlette:
-    server = build_mcp_server(core)
+    fanout = Fanout()
+    server = build_mcp_server(core, fanout)
     manager = StreamableHTTPSessionManager(
         app=server,
         # On loopback a browser page must not reach the server through a rebound DNS name.
@@ -55,8 +61,14 @@ def build_app(core: Core) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        fanout.start()
+        unsubscribe = core.changes.subscribe(fanout.changed)
+        async with manager.run(), anyio.create_task_group() as background:
+            background.start_soon(sweep_forever, core)
+            background.start_soon(core.changes.run)
             yield
+            background.cancel_scope.cancel()
+        unsubscribe()
         core.trace.close()
 
     app = Starlette(
@@ -72,6 +84,16 @@ def build_app(core: Core) -> Starlette:
     app.state.core = core
     app.state.mcp_manager = manager
     return app
+
+
+async def sweep_forever(core: Core) -> None:
+    """Expire elevations and cards whose time has passed, and tell their conversations."""
+    while True:
+        await anyio.sleep(core.settings.sweep_seconds)
+        try:
+            await anyio.to_thread.run_sync(sweep, core)
+        except Exception:  # a sweep that fails (the database or Redis away) is retried next time
+            log.warning("sweep.failed", exc_info=True)
 
 
 def _ping_database(core: Core) -> None:

@@ -5,7 +5,6 @@ the schema of tables.py."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json

@@ -353,6 +353,10 @@ class TestReading:
             call(lib.engine, "sheet_read", path="finance/budget-2027.xlsx", sheet="Sales")
         with pytest.raises(NotFound, match="its tables are Marketing"):
             call(lib.engine, "sheet_read", path="finance/budget-2027.xlsx", table="Costs")
+        with pytest.raises(InvalidRequest, match="outside a sheet's A1:XFD1048576"):
+            call(lib.engine, "sheet_read", path="finance/budget-2027.xlsx", range="A1:B9999999")
+        with pytest.raises(InvalidRequest, match="over 500 columns"):
+            call(lib.engine, "sheet_read", path="finance/budget-2027.xlsx", range="A1:ZZ2")
         with pytest.raises(InvalidRequest, match="range or table, not both"):
             call(lib.engine, "sheet_read", path="finance/budget-2027.xlsx", table="Marketing", range="A1:B2")
 
@@ -400,6 +404,13 @@ class TestCreating:
         made = call(lib.engine, "pdf_create", path="drafts/price.pdf", text="Only 5€ — today")
         assert made["replaced_characters"] == 2
         assert "Only 5EUR - today" in call(lib.engine, "document_read", path="drafts/price.pdf")["text"]
+
+    def test_control_characters_are_refused(self, lib: Library) -> None:
+        with pytest.raises(InvalidRequest, match=r"control characters a \.docx file cannot store"):
+            call(lib.engine, "docx_create", path="drafts/bad.docx", blocks=[{"text": "bell\x07"}])
+        with pytest.raises(InvalidRequest, match=r"control characters a \.xlsx file cannot store"):
+            call(lib.engine, "sheet_append", path="sales/q3-sales.xlsx", rows=[["nul\x00"]])
+        assert not (lib.root / "drafts/bad.docx").exists()
 
     def test_sheet_names_must_differ(self, lib: Library) -> None:
         with pytest.raises(Conflict, match="two sheets share a name"):

@@ -456,6 +456,8 @@ class TestEdits:
             call(lib.engine, "photo_crop", photo_id=1, left=600, top=0, width=100, height=10)
         with pytest.raises(InvalidRequest, match="give width, height or both"):
             call(lib.engine, "photo_resize", photo_id=1)
+        with pytest.raises(InvalidRequest, match="20000x15000 is over the 100,000,000-pixel limit"):
+            call(lib.engine, "photo_resize", photo_id=1, width=20_000)
         with pytest.raises(InvalidRequest, match="already JPEG"):
             call(lib.engine, "photo_convert", photo_id=1, format="jpeg")
         assert count(lib.engine, Photo) == 8

@@ -39,7 +39,7 @@ class TestViews:
         assert sorted(await names(server, DEV["runtime"], era)) == sorted(c.name for c in REGISTRY)
 
     async def test_announced_schemas_carry_no_identity_or_prose(self, server: ServerProcess, era: str) -> None:
-        async with mcp_client(server.url, DEV["walker"], mode=era) as client:
+        async with mcp_client(server.url, DEV["runtime"], mode=era) as client:
             tools = (await client.list_tools()).tools
         assert len(tools) == len(REGISTRY)
         for tool in tools:

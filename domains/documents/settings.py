@@ -1,0 +1,39 @@
+"""The documents domain's settings, read from `FACADE_DOCUMENTS_*` environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from facade.kit import Unavailable
+
+
+class DocumentsSettings(BaseSettings):
+    """Where the documents live and how much one call may read.
+
+    Attributes:
+        root: the sandboxed folder; every path a caller gives is relative to it.
+        max_file_bytes: files larger than this are not opened (a parser holds the whole file
+            in memory, and an office file this big is rarely text an agent can use).
+        max_text_chars: the most text one read returns; longer text is read in parts with
+            offset (100k characters is ~25k tokens, already a large tool result).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FACADE_DOCUMENTS_", extra="ignore")
+
+    root: Path = Path(".facade/documents")
+    max_file_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
+    max_text_chars: int = Field(default=100_000, gt=0)
+
+
+def settings() -> DocumentsSettings:
+    """The settings as the environment says now, so a test or an operator can move the root
+    without a restart."""
+    try:
+        return DocumentsSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "FACADE_DOCUMENTS_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_DOCUMENTS_*"
+        raise Unavailable(f"the documents domain is misconfigured ({where}: {first['msg']}); an operator must fix it") from None

@@ -1,0 +1,83 @@
+"""The documents domain's tables: one metadata row per registered file, and its tags."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+from sqlalchemy import BigInteger, CheckConstraint, DateTime, Dialect, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from facade.kit import Base
+
+Kind = Literal["docx", "xlsx", "pdf", "csv", "md", "txt"]
+KINDS: tuple[str, ...] = get_args(Kind)
+
+# SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
+# then act on another document; AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
+NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
+    and attached again on read."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Document(Base):
+    """A file under the root, registered with its extracted text so that it can be searched."""
+
+    __tablename__ = "documents_document"
+    __table_args__ = (CheckConstraint(f"kind IN ({', '.join(repr(k) for k in KINDS)})", name="kind"), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    path: Mapped[str] = mapped_column(String(500), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(10))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    word_count: Mapped[int] = mapped_column(Integer, default=0)
+    page_count: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text, default="")
+    notes: Mapped[str] = mapped_column(Text, default="")
+    file_modified_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    indexed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+    # The database cascades deletes (ON DELETE CASCADE); passive_deletes spares loading the tags.
+    tags: Mapped[list[Tag]] = relationship(
+        back_populates="document", cascade="all, delete-orphan", passive_deletes=True, order_by="Tag.name"
+    )
+
+
+class Tag(Base):
+    """A label on a document; a document carries a tag at most once."""
+
+    __tablename__ = "documents_tag"
+    __table_args__ = (UniqueConstraint("document_id", "name"), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents_document.id", ondelete="CASCADE"))
+    # Searches and tag lists go by name; the unique (document_id, name) index serves the rest.
+    name: Mapped[str] = mapped_column(String(50), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    document: Mapped[Document] = relationship(back_populates="tags")

@@ -1,0 +1,5 @@
+"""A small business's double-entry ledger: accounts, journal, invoices, bills, payments, reports."""
+
+from domains.finance.capabilities import domain
+
+__all__ = ["domain"]

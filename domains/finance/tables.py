@@ -1,0 +1,232 @@
+"""The ledger's tables: currencies and their rates, tax rates, the chart of accounts, customers
+and vendors, journal entries with their lines, and budgets. The trade documents that post into
+the ledger (invoices, bills, payments, expense claims, recurring templates) are in
+document_tables.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any, Literal, get_args
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, MappedColumn, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from facade.kit import Base
+
+AccountType = Literal["asset", "liability", "equity", "income", "expense"]
+# The accounts the ledger posts to by itself; each role is held by at most one account.
+AccountRole = Literal["receivable", "payable", "tax_collected", "tax_paid", "reimbursements"]
+EntryStatus = Literal["draft", "posted"]
+EntrySource = Literal["manual", "invoice", "bill", "payment", "expense_claim"]
+
+ZERO = Decimal("0.00")
+
+# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
+# act on a different record. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
+NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
+    and attached again on read."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def one_of(column: str, values: Any) -> CheckConstraint:
+    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
+    listed = ", ".join(f"'{v}'" for v in get_args(values))
+    return CheckConstraint(f"{column} IN ({listed})", name=column)
+
+
+def money(**options: Any) -> MappedColumn[Any]:
+    """An amount: exact to the cent, never a float."""
+    return mapped_column(Numeric(18, 2), default=ZERO, **options)
+
+
+def created() -> MappedColumn[Any]:
+    return mapped_column(UTCDateTime, default=utcnow)
+
+
+def updated() -> MappedColumn[Any]:
+    return mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class Currency(Base):
+    __tablename__ = "finance_currency"
+    __table_args__ = (NO_ID_REUSE,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(3), unique=True)
+    name: Mapped[str] = mapped_column(String(60))
+    symbol: Mapped[str] = mapped_column(String(8), default="")
+    # The ledger's own currency: every journal amount is in it. Set by the seed, exactly one.
+    is_base: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+
+class ExchangeRate(Base):
+    """Units of the base currency one unit of `currency` bought on `rate_date`; a rate holds
+    until the next one."""
+
+    __tablename__ = "finance_exchange_rate"
+    __table_args__ = (
+        UniqueConstraint("currency_id", "rate_date"),
+        CheckConstraint("rate > 0", name="rate"),
+        NO_ID_REUSE,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    currency_id: Mapped[int] = mapped_column(ForeignKey("finance_currency.id", ondelete="CASCADE"))
+    rate_date: Mapped[date] = mapped_column(Date)
+    rate: Mapped[Decimal] = mapped_column(Numeric(18, 6))
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+    currency: Mapped[Currency] = relationship(lazy="joined")
+
+
+class TaxRate(Base):
+    __tablename__ = "finance_tax_rate"
+    __table_args__ = (CheckConstraint("rate >= 0 AND rate <= 100", name="rate"), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(60), unique=True)
+    rate: Mapped[Decimal] = mapped_column(Numeric(5, 2))  # percent
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+
+class Account(Base):
+    __tablename__ = "finance_account"
+    __table_args__ = (one_of("type", AccountType), one_of("role", AccountRole), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(20), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    type: Mapped[str] = mapped_column(String(10))
+    role: Mapped[str | None] = mapped_column(String(20), unique=True)
+    # A bank or cash account: payments go through it and the cash flow report follows it.
+    is_bank: Mapped[bool] = mapped_column(Boolean, default=False)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+
+class Customer(Base):
+    __tablename__ = "finance_customer"
+    __table_args__ = (NO_ID_REUSE,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str | None] = mapped_column(String(254))
+    address: Mapped[str] = mapped_column(Text, default="")
+    tax_number: Mapped[str] = mapped_column(String(40), default="")
+    payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+
+class Vendor(Base):
+    __tablename__ = "finance_vendor"
+    __table_args__ = (NO_ID_REUSE,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str | None] = mapped_column(String(254))
+    address: Mapped[str] = mapped_column(Text, default="")
+    tax_number: Mapped[str] = mapped_column(String(40), default="")
+    payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+
+class JournalEntry(Base):
+    """A dated set of lines whose debits equal their credits once posted; posted entries never
+    change (a reversal undoes one). `source` names the document that wrote it, if any."""
+
+    __tablename__ = "finance_journal_entry"
+    __table_args__ = (one_of("status", EntryStatus), one_of("source", EntrySource), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entry_date: Mapped[date] = mapped_column(Date, index=True)
+    memo: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(10), default="draft")
+    source: Mapped[str] = mapped_column(String(20), default="manual")
+    source_id: Mapped[int | None] = mapped_column(Integer)
+    reverses_id: Mapped[int | None] = mapped_column(ForeignKey("finance_journal_entry.id"), index=True)
+    posted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+    lines: Mapped[list[JournalLine]] = relationship(
+        back_populates="entry", cascade="all, delete-orphan", passive_deletes=True, order_by="JournalLine.id"
+    )
+    reversals: Mapped[list[JournalEntry]] = relationship(order_by="JournalEntry.id", viewonly=True)
+
+
+class JournalLine(Base):
+    __tablename__ = "finance_journal_line"
+    __table_args__ = (
+        CheckConstraint("debit >= 0 AND credit >= 0 AND (debit = 0 OR credit = 0)", name="amounts"),
+        NO_ID_REUSE,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("finance_journal_entry.id", ondelete="CASCADE"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("finance_account.id"), index=True)
+    debit: Mapped[Decimal] = money()
+    credit: Mapped[Decimal] = money()
+    description: Mapped[str] = mapped_column(String(200), default="")
+
+    entry: Mapped[JournalEntry] = relationship(back_populates="lines")
+    account: Mapped[Account] = relationship(lazy="joined")
+
+
+class Budget(Base):
+    """The amount planned for one account in one calendar month (`period` is YYYY-MM)."""
+
+    __tablename__ = "finance_budget"
+    __table_args__ = (UniqueConstraint("account_id", "period"), NO_ID_REUSE)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("finance_account.id", ondelete="CASCADE"))
+    period: Mapped[str] = mapped_column(String(7))
+    amount: Mapped[Decimal] = money()
+    notes: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = updated()
+
+    account: Mapped[Account] = relationship(lazy="joined")

@@ -1,0 +1,1 @@
+"""The finance capabilities, one module per concept; importing a module registers its tools."""

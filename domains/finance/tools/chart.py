@@ -1,0 +1,138 @@
+"""Set-up data: the chart of accounts, currencies and their exchange rates, tax rates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, or_, select
+
+from domains.finance import inputs, rates, reference
+from domains.finance.capabilities import domain
+from domains.finance.entities import ACCOUNT, CURRENCY, EXCHANGE_RATE, TAX_RATE
+from domains.finance.ledger import today
+from domains.finance.tables import Account, Currency, ExchangeRate
+from facade.kit import CallContext, records
+
+Result = dict[str, Any]
+
+
+def _accounts_where(args: inputs.AccountFilter) -> list[ColumnElement[bool]]:
+    if args.search is None:
+        return []
+    pattern = f"%{args.search.lower()}%"
+    return [or_(func.lower(Account.name).like(pattern), func.lower(Account.code).like(pattern))]
+
+
+records.add_create(
+    domain,
+    ACCOUNT,
+    inputs.AccountCreate,
+    example={"code": "5600", "name": "Marketing", "type": "expense", "description": "Ads, events, sponsorships."},
+    check=reference.check_account_create,
+    description="Create an account in the chart of accounts.",
+)
+records.add_get(domain, ACCOUNT, example_id=1)
+records.add_list(
+    domain,
+    ACCOUNT,
+    inputs.AccountFilter,
+    example={"type": "expense"},
+    where=_accounts_where,
+    description="List the chart of accounts, optionally filtered.",
+)
+records.add_update(
+    domain,
+    ACCOUNT,
+    inputs.AccountUpdate,
+    example={"account_id": 21, "name": "Marketing and events"},
+    check=reference.check_account_update,
+    description="Change some fields of an account.",
+)
+
+
+@domain.capability(
+    "account_import",
+    example={"csv": "code,name,type,description\n5700,Training,expense,Courses and books\n4200,Workshops,income,\n"},
+)
+def account_import(ctx: CallContext, args: inputs.AccountImport) -> Result:
+    """Create accounts from CSV rows, reporting each row's result."""
+    return reference.import_accounts(ctx.db, args.csv)
+
+
+records.add_delete(
+    domain,
+    ACCOUNT,
+    example_id=21,
+    check=reference.check_account_delete,
+    description="Delete an account that nothing refers to, with its budgets.",
+)
+
+records.add_create(
+    domain,
+    CURRENCY,
+    inputs.CurrencyCreate,
+    example={"code": "JPY", "name": "Japanese yen", "symbol": "¥"},
+    check=rates.code_free,
+    tier="full",  # adding a currency is one-time company set-up: administration
+)
+records.add_list(domain, CURRENCY, inputs.Page, example={}, description="List the currencies; one is the base.")
+
+
+@domain.capability(
+    "exchange_rate_set", idempotent=True, example={"currency": "USD", "rate_date": "2026-11-01", "rate": "0.930000"}
+)
+def exchange_rate_set(ctx: CallContext, args: inputs.ExchangeRateSet) -> Result:
+    """Record a currency's exchange rate for a day, replacing that day's rate."""
+    record, created = rates.set_rate(ctx.db, rates.currency_by_code(ctx.db, args.currency), args.rate_date, args.rate)
+    return {"exchange_rate": EXCHANGE_RATE.render(record), "created": created}
+
+
+def _rates_where(args: inputs.ExchangeRateFilter) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    if args.currency is not None:
+        currency = select(Currency.id).where(Currency.code == args.currency).scalar_subquery()
+        conditions.append(ExchangeRate.currency_id == currency)
+    if args.date_from is not None:
+        conditions.append(ExchangeRate.rate_date >= args.date_from)
+    if args.date_to is not None:
+        conditions.append(ExchangeRate.rate_date <= args.date_to)
+    return conditions
+
+
+records.add_list(
+    domain,
+    EXCHANGE_RATE,
+    inputs.ExchangeRateFilter,
+    example={"currency": "USD"},
+    where=_rates_where,
+    description="List exchange rates, optionally by currency and date.",
+)
+
+
+@domain.capability(
+    "currency_convert",
+    read_only=True,
+    example={"amount": "1000.00", "from_currency": "USD", "to_currency": "GBP", "on_date": "2026-10-15"},
+)
+def currency_convert(ctx: CallContext, args: inputs.CurrencyConvert) -> Result:
+    """Convert an amount between currencies at the rates of a day."""
+    source = rates.currency_by_code(ctx.db, args.from_currency)
+    target = rates.currency_by_code(ctx.db, args.to_currency)
+    return rates.convert(ctx.db, args.amount, source, target, args.on_date or today())
+
+
+records.add_create(
+    domain,
+    TAX_RATE,
+    inputs.TaxRateCreate,
+    example={"name": "Reduced 5%", "rate": "5.00"},
+    check=reference.check_tax_rate_create,
+)
+records.add_list(domain, TAX_RATE, inputs.TaxRateFilter, example={"active": True})
+records.add_update(
+    domain,
+    TAX_RATE,
+    inputs.TaxRateUpdate,
+    example={"tax_rate_id": 5, "name": "Reduced rate 5%"},
+    check=reference.check_tax_rate_update,
+)

@@ -1,0 +1,46 @@
+"""Payments received from customers and made to vendors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domains.finance import document_inputs as di
+from domains.finance import settlement
+from domains.finance.capabilities import domain
+from domains.finance.entities import CUSTOMER, PAYMENT, VENDOR
+from domains.finance.ledger import today
+from facade.kit import CallContext, records
+
+Result = dict[str, Any]
+
+
+@domain.capability(
+    "payment_create",
+    example={
+        "direction": "received",
+        "payment_date": "2026-11-14",
+        "amount": "961.40",
+        "allocations": [{"document_id": 3, "amount": "961.40"}],
+        "reference": "Bank transfer CL-1102",
+    },
+)
+def payment_create(ctx: CallContext, args: di.PaymentCreate) -> Result:
+    """Record a payment received for invoices or made for bills, and post it."""
+    return {"payment": PAYMENT.render(settlement.create(ctx.db, args))}
+
+
+records.add_get(domain, PAYMENT, example_id=1)
+records.add_list(
+    domain,
+    PAYMENT,
+    di.PaymentFilter,
+    example={"direction": "received"},
+    references={"customer_id": CUSTOMER, "vendor_id": VENDOR},
+)
+
+
+@domain.capability("payment_void", destructive=True, example={"payment_id": 5, "void_date": "2026-11-16"})
+def payment_void(ctx: CallContext, args: di.PaymentVoid) -> Result:
+    """Void a payment: reverse its entry and reopen what it settled."""
+    payment = settlement.void(ctx.db, PAYMENT.fetch(ctx.db, args.payment_id), args.void_date or today())
+    return {"payment": PAYMENT.render(payment)}

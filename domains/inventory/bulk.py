@@ -1,0 +1,81 @@
+"""Operations over many records at once. Each entry succeeds or fails on its own and the result
+reports every entry, so that one bad line does not sink the other ninety-nine; a failed entry
+changes nothing, because every check runs before the entry touches anything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from domains.inventory import ledger, rules, serialize
+from domains.inventory.entities import CATEGORY, ITEM, LOCATION, SUPPLIER
+from domains.inventory.inputs import AdjustLine, ItemCreate
+from domains.inventory.tables import Item, Location, Warehouse
+from facade.kit import Conflict, DomainError
+
+
+def each(keys: Iterable[Any], key_name: str, act: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """Run `act` once per key and report each outcome."""
+    results: list[dict[str, Any]] = []
+    for key in keys:
+        try:
+            results.append({key_name: key, "ok": True, **act(key)})
+        except DomainError as exc:
+            results.append({key_name: key, "ok": False, "error": str(exc)})
+    succeeded = sum(1 for r in results if r["ok"])
+    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+
+
+def import_items(db: Session, rows: list[ItemCreate], update_existing: bool) -> dict[str, Any]:
+    def one(index: int) -> dict[str, Any]:
+        row = rows[index]
+        values = row.model_dump()
+        if row.category_id is not None:
+            CATEGORY.fetch(db, row.category_id)
+        if row.supplier_id is not None:
+            SUPPLIER.fetch(db, row.supplier_id)
+        existing = db.scalar(select(Item).where(Item.sku == row.sku))
+        if existing is None:
+            item = Item(**values)
+            db.add(item)
+            db.flush()
+            return {"sku": row.sku, "item_id": item.id, "action": "created"}
+        if not update_existing:
+            raise Conflict(f"item {existing.id} already has the SKU {row.sku}; pass update_existing=true to update it")
+        # Only what the row states changes: a default (unit_cost 0) must not overwrite a value.
+        stated = row.model_dump(exclude_unset=True)
+        changes = {k: v for k, v in stated.items() if k != "sku" and v != getattr(existing, k)}
+        rules.check_item_update(db, existing, changes)
+        for field, value in changes.items():
+            setattr(existing, field, value)
+        db.flush()
+        return {"sku": row.sku, "item_id": existing.id, "action": "updated" if changes else "unchanged"}
+
+    return each(range(len(rows)), "index", one)
+
+
+def adjust(db: Session, lines: list[AdjustLine], reason: str, created_by: str) -> dict[str, Any]:
+    def one(index: int) -> dict[str, Any]:
+        line = lines[index]
+        item, location = ITEM.fetch(db, line.item_id), LOCATION.fetch(db, line.location_id)
+        movement = ledger.adjust(db, item, location, line.lot, line.quantity, reason=reason, created_by=created_by)
+        return {
+            "movement_id": movement.id,
+            "on_hand": serialize.num(ledger.on_hand(db, item.id, location.id, movement.lot)),
+        }
+
+    return each(range(len(lines)), "index", one)
+
+
+def create_locations(db: Session, warehouse: Warehouse, codes: list[str], description: str) -> dict[str, Any]:
+    def one(code: str) -> dict[str, Any]:
+        rules.check_location_create(db, {"warehouse_id": warehouse.id, "code": code})
+        location = Location(warehouse=warehouse, code=code, description=description)
+        db.add(location)
+        db.flush()
+        return {"location_id": location.id, "label": location.label}
+
+    return each(codes, "code", one)

@@ -1,0 +1,1 @@
+"""The inventory capabilities, registered by concept; capabilities.py fixes their order."""

@@ -1,0 +1,41 @@
+"""The mail domain's settings, read from `FACADE_MAIL_*` environment variables at call time."""
+
+from __future__ import annotations
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from facade.kit import Unavailable
+
+
+class MailSettings(BaseSettings):
+    """Where outgoing mail goes and whom it comes from.
+
+    Attributes:
+        smtp_host: the SMTP server that relays outgoing mail (FACADE_MAIL_SMTP_HOST).
+        smtp_port: its port; 8025 is the usual port of a local development relay.
+        smtp_timeout: seconds to wait for the server before calling it unreachable.
+        sender: the From address of outgoing mail (FACADE_MAIL_FROM), "Name <addr>" or "addr".
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FACADE_MAIL_", extra="ignore", populate_by_name=True)
+
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = Field(default=8025, ge=1, le=65535)
+    smtp_timeout: float = Field(default=10.0, gt=0)
+    # The demo mailbox's owner, so that replies to the seeded mail leave their own address out;
+    # example.com is reserved (RFC 2606), so a deployment that forgets to set it mails no one real.
+    sender: str = Field(default="Sam Rivera <sam@example.com>", validation_alias="FACADE_MAIL_FROM")
+
+
+def settings() -> MailSettings:
+    """The settings as the environment says now, so an operator (or a test) can point the domain
+    at another server without a restart."""
+    try:
+        return MailSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "FACADE_MAIL_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_MAIL_*"
+        raise Unavailable(
+            f"the mail domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
+        ) from None

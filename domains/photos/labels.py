@@ -1,0 +1,119 @@
+"""Tags and people on photos: add, remove, list, and tagging in bulk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from facade.kit import CallContext, Conflict, InvalidRequest, NotFound
+
+from domains.photos import inputs
+from domains.photos.capabilities import domain
+from domains.photos.library import PHOTO, add_tags, render
+from domains.photos.tables import PersonLabel, Photo, PhotoTag
+
+
+@domain.capability("tag_add", idempotent=True, example={"photo_id": 4, "tags": ["tulips", "spring"]})
+def tag_add(ctx: CallContext, args: inputs.TagAdd) -> dict[str, Any]:
+    """Add tags to a photo."""
+    photo = PHOTO.fetch(ctx.db, args.photo_id)
+    added = add_tags(photo, args.tags)
+    ctx.db.flush()
+    return {"photo": render(photo), "added": added}
+
+
+@domain.capability("tag_remove", idempotent=True, example={"photo_id": 5, "tag": "blurry"})
+def tag_remove(ctx: CallContext, args: inputs.TagRemove) -> dict[str, Any]:
+    """Remove a tag from a photo."""
+    photo = PHOTO.fetch(ctx.db, args.photo_id)
+    tag = next((t for t in photo.tags if t.name == args.tag), None)
+    if tag is None:
+        carried = ", ".join(t.name for t in photo.tags) or "none"
+        raise NotFound(f"photo {photo.id} has no tag {args.tag!r}; its tags are: {carried}")
+    photo.tags.remove(tag)
+    ctx.db.flush()
+    return {"photo": render(photo)}
+
+
+@domain.capability("tag_list", read_only=True, example={})
+def tag_list(ctx: CallContext, args: inputs.NameFilter) -> dict[str, Any]:
+    """List the tags in use with how many photos carry each."""
+    conditions = [PhotoTag.name.startswith(args.prefix.lower(), autoescape=True)] if args.prefix else []
+    total = ctx.db.scalar(select(func.count(func.distinct(PhotoTag.name))).where(*conditions)) or 0
+    rows = ctx.db.execute(
+        select(PhotoTag.name, func.count(PhotoTag.id))
+        .where(*conditions)
+        .group_by(PhotoTag.name)
+        .order_by(func.count(PhotoTag.id).desc(), PhotoTag.name)
+        .limit(args.limit)
+        .offset(args.offset)
+    ).all()
+    return {"tags": [{"name": name, "photos": n} for name, n in rows], "total": total}
+
+
+@domain.capability("tag_bulk_add", idempotent=True, example={"photo_ids": [1, 2, 3], "tag": "portugal"})
+def tag_bulk_add(ctx: CallContext, args: inputs.TagBulkAdd) -> dict[str, Any]:
+    """Add one tag to many photos, reporting each one's result."""
+    results: list[dict[str, Any]] = []
+    for photo_id in dict.fromkeys(args.photo_ids):
+        photo = ctx.db.get(Photo, photo_id)
+        if photo is None:
+            results.append({"photo_id": photo_id, "error": f"photo {photo_id} does not exist"})
+            continue
+        results.append({"photo_id": photo_id, "added": bool(add_tags(photo, [args.tag]))})
+    ctx.db.flush()
+    return {"tag": args.tag, "results": results, "failed": sum(1 for r in results if "error" in r)}
+
+
+@domain.capability(
+    "person_add", example={"photo_id": 1, "name": "Inês", "box": {"left": 40, "top": 120, "width": 90, "height": 160}}
+)
+def person_add(ctx: CallContext, args: inputs.PersonAdd) -> dict[str, Any]:
+    """Label a person in a photo, optionally with where they are."""
+    photo = PHOTO.fetch(ctx.db, args.photo_id)
+    if any(p.name.lower() == args.name.lower() for p in photo.people):
+        raise Conflict(f"{args.name} is already labelled in photo {photo.id}; remove the label first to redraw its box")
+    box = args.box
+    if box is not None and (box.left + box.width > photo.width or box.top + box.height > photo.height):
+        raise InvalidRequest(
+            f"the box reaches past the photo, which is {photo.width}x{photo.height} pixels; keep it inside"
+        )
+    photo.people.append(PersonLabel(
+        name=args.name,
+        box_left=box.left if box else None,
+        box_top=box.top if box else None,
+        box_width=box.width if box else None,
+        box_height=box.height if box else None,
+    ))
+    ctx.db.flush()
+    return {"photo": render(photo)}
+
+
+@domain.capability("person_remove", idempotent=True, example={"photo_id": 6, "name": "Tomás"})
+def person_remove(ctx: CallContext, args: inputs.PersonRemove) -> dict[str, Any]:
+    """Remove a person's label from a photo."""
+    photo = PHOTO.fetch(ctx.db, args.photo_id)
+    label = next((p for p in photo.people if p.name.lower() == args.name.lower()), None)
+    if label is None:
+        named = ", ".join(p.name for p in photo.people) or "nobody"
+        raise NotFound(f"{args.name} is not labelled in photo {photo.id}; it shows: {named}")
+    photo.people.remove(label)
+    ctx.db.flush()
+    return {"photo": render(photo)}
+
+
+@domain.capability("person_list", read_only=True, example={})
+def person_list(ctx: CallContext, args: inputs.NameFilter) -> dict[str, Any]:
+    """List the people labelled in photos with how many photos show each."""
+    conditions = [func.lower(PersonLabel.name).startswith(args.prefix.lower(), autoescape=True)] if args.prefix else []
+    total = ctx.db.scalar(select(func.count(func.distinct(PersonLabel.name))).where(*conditions)) or 0
+    rows = ctx.db.execute(
+        select(PersonLabel.name, func.count(PersonLabel.id), func.min(PersonLabel.photo_id))
+        .where(*conditions)
+        .group_by(PersonLabel.name)
+        .order_by(func.count(PersonLabel.id).desc(), PersonLabel.name)
+        .limit(args.limit)
+        .offset(args.offset)
+    ).all()
+    return {"people": [{"name": name, "photos": n, "first_photo_id": first} for name, n, first in rows], "total": total}

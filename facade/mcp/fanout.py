@@ -1,0 +1,98 @@
+"""`notifications/tools/list_changed` for every session of one (agent, conversation), in both
+protocol eras: handshake-era sessions on their standalone stream, 2026-07-28 clients on their
+`subscriptions/listen` streams. Fed by the core's change feed (facade/changes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import ServerEvent, ToolsListChanged
+
+log = structlog.get_logger("facade.fanout")
+Key = tuple[str, str]
+
+
+class ScopedBus:
+    """A `SubscriptionBus` whose listeners hear only their own (agent, conversation)."""
+
+    def __init__(self, fanout: Fanout, key: Key) -> None:
+        self._fanout = fanout
+        self._key = key
+
+    async def publish(self, event: ServerEvent) -> None:  # events come from the fan-out, not from here
+        raise NotImplementedError
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        return self._fanout.listen(self._key, listener)
+
+
+class Fanout:
+    """This replica's sessions and listen streams, by (agent, conversation)."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[Key, dict[str, ServerSession]] = {}
+        self._listeners: dict[Key, dict[object, Callable[[ServerEvent], None]]] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> None:
+        """Bind to the running event loop, where every delivery happens."""
+        self._loop = asyncio.get_running_loop()
+
+    def remember(self, key: Key, session_id: str, session: ServerSession) -> None:
+        """A handshake-era session of this conversation (seen on its list or call requests)."""
+        with self._lock:
+            self._sessions.setdefault(key, {})[session_id] = session
+
+    def listen(self, key: Key, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        token = object()
+        with self._lock:
+            self._listeners.setdefault(key, {})[token] = listener
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._listeners.get(key, {}).pop(token, None)
+
+        return unsubscribe
+
+    def bus(self, key: Key) -> ScopedBus:
+        return ScopedBus(self, key)
+
+    def changed(self, agent: str, conversation: str) -> None:
+        """Thread-safe: schedule the notifications on the event loop."""
+        if self._loop is None or self._loop.is_closed():
+            return
+        self._loop.call_soon_threadsafe(self._schedule, (agent, conversation))
+
+    def _schedule(self, key: Key) -> None:
+        task = asyncio.ensure_future(self.deliver(key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def deliver(self, key: Key) -> int:
+        """Tell every session and listener of `key`; returns how many were told."""
+        with self._lock:
+            sessions = dict(self._sessions.get(key, {}))
+            listeners = list(self._listeners.get(key, {}).values())
+        told = 0
+        for listener in listeners:
+            try:
+                listener(ToolsListChanged())
+                told += 1
+            except Exception:
+                log.exception("fanout.listener_failed")
+        for session_id, session in sessions.items():
+            try:
+                await session.send_tool_list_changed()
+                told += 1
+            except Exception:  # a closed session: forget it
+                with self._lock:
+                    self._sessions.get(key, {}).pop(session_id, None)
+        log.info("tools.list_changed", agent=key[0], conversation=key[1], told=told)
+        return told
