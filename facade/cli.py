@@ -16,6 +16,8 @@ from facade.settings import Settings
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Facade: an MCP tool-catalogue server.")
 db_app = typer.Typer(no_args_is_help=True, help="The database.")
 app.add_typer(db_app, name="db")
+cards_app = typer.Typer(no_args_is_help=True, help="Approval cards on a running server (FACADE_URL, FACADE_OPERATOR_TOKEN).")
+app.add_typer(cards_app, name="cards")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -191,6 +193,65 @@ def check(
         typer.echo(render_check(report))
     if not report.ok:
         raise typer.Exit(1)
+
+
+URL_OPTION = typer.Option("--url", help="The server (FACADE_URL; default http://127.0.0.1:8765).")
+
+
+@cards_app.command("list")
+@friendly
+def cards_list(
+    everything: Annotated[bool, typer.Option("--all", help="Every card and the audit log of decisions.")] = False,
+    status: Annotated[str, typer.Option(help="pending | approved | denied | expired | cancelled | all")] = "pending",
+    url: Annotated[str | None, URL_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List approval cards (pending by default)."""
+    from facade.operator import OperatorClient, render_audit, render_cards
+
+    client = OperatorClient(url)
+    cards = client.cards("all" if everything else status)
+    audit = client.audit() if everything else None
+    if as_json:
+        typer.echo(json.dumps({"cards": cards, "audit": audit}, indent=2))
+        return
+    typer.echo(render_cards(cards))
+    if audit is not None:
+        typer.echo("\naudit (newest first)\n" + render_audit(audit))
+
+
+def _decide(decision: str, card_id: int, reason: str, by: str, url: str | None) -> None:
+    from facade.operator import OperatorClient, render_cards
+
+    card = OperatorClient(url).decide(card_id, decision, reason, by)
+    typer.echo(render_cards([card]))
+    outcome = card.get("outcome")
+    if outcome is not None:
+        typer.echo(f"ran: {json.dumps(outcome.get('data'))}" if outcome.get("ok") else f"failed: {outcome.get('error')}")
+
+
+@cards_app.command("approve")
+@friendly
+def cards_approve(
+    card_id: Annotated[int, typer.Argument(help="The card's id.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the audit log).")] = "",
+    by: Annotated[str, typer.Option(help="Your name, for the audit log.")] = "",
+    url: Annotated[str | None, URL_OPTION] = None,
+) -> None:
+    """Approve a pending card: its held call runs with the original identity."""
+    _decide("approve", card_id, reason, by, url)
+
+
+@cards_app.command("deny")
+@friendly
+def cards_deny(
+    card_id: Annotated[int, typer.Argument(help="The card's id.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the audit log).")] = "",
+    by: Annotated[str, typer.Option(help="Your name, for the audit log.")] = "",
+    url: Annotated[str | None, URL_OPTION] = None,
+) -> None:
+    """Deny a pending card: nothing runs."""
+    _decide("deny", card_id, reason, by, url)
 
 
 @db_app.command("upgrade")

@@ -207,5 +207,10 @@ def _on_zone_delete(db: Any, target: Zone) -> Result:
 
 
 records.add_delete(
-    domain, ZONE, example_id=4, check=_on_zone_delete, description="Delete a zone with all its records and history."
+    domain,
+    ZONE,
+    example_id=4,
+    check=_on_zone_delete,
+    description="Delete a zone with all its records and history.",
+    approval=2,  # removing a zone takes every name in it off the network: an operator decides
 )

@@ -158,7 +158,7 @@ def container_restart(ctx: CallContext, args: ContainerStop) -> Result:
     return {"container": args.container, "restarted": True, "state": "running"}
 
 
-@domain.capability("container_remove", destructive=True, idempotent=True, example={"container": "old-job"})
+@domain.capability("container_remove", approval=2, destructive=True, idempotent=True, example={"container": "old-job"})
 def container_remove(ctx: CallContext, args: ContainerRemove) -> Result:
     """Remove a container."""
     hints = Hints(

@@ -88,7 +88,7 @@ def _failed(item: dict[str, Any]) -> bool:
     return bool(item.get("error")) or isinstance(item.get("errorDetail"), dict)
 
 
-@domain.capability("image_remove", destructive=True, idempotent=True, example={"image": "alpine:3.19"})
+@domain.capability("image_remove", approval=2, destructive=True, idempotent=True, example={"image": "alpine:3.19"})
 def image_remove(ctx: CallContext, args: ImageRemove) -> Result:
     """Remove an image (untag it, and delete its layers when nothing else uses them)."""
     answer = engine.request(
@@ -139,7 +139,7 @@ PRUNED = {
 }
 
 
-@domain.capability("prune", destructive=True, example={"what": "containers"})
+@domain.capability("prune", approval=2, destructive=True, example={"what": "containers"})
 def prune(ctx: CallContext, args: Prune) -> Result:
     """Delete every stopped container, unused image, network or volume of one kind."""
     params: dict[str, Any] = {}

@@ -70,8 +70,10 @@ def message_bulk_delete(ctx: CallContext, args: inputs.BulkDelete) -> Result:
     )
 
 
+# Mail to many people at once is held for an operator (approval 2).
 @domain.capability(
     "message_bulk_send",
+    approval=2,
     example={
         "subject": "Office closed on 24 December",
         "body": "Hi {name},\n\nthe office is closed on 24 December; the on-call rota is in the wiki.\n\nSam",

@@ -23,6 +23,7 @@ from facade.core import Core
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
 from facade.web.api import ROUTES, openapi, starlette_routes
+from facade.web.dashboard import dashboard_routes
 from facade.web.limits import BodyLimit
 
 log = structlog.get_logger("facade.web")
@@ -77,6 +78,7 @@ def build_app(core: Core) -> Starlette:
             Route("/healthz", healthz),
             Route("/openapi.json", openapi_json),
             *starlette_routes(core, ROUTES),
+            *dashboard_routes(core),
         ],
         middleware=[Middleware(BodyLimit, max_bytes=core.settings.max_body_bytes)],
         lifespan=lifespan,

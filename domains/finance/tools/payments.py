@@ -14,8 +14,10 @@ from facade.kit import CallContext, records
 Result = dict[str, Any]
 
 
+# Money leaves or lands on the books: an operator has the last word (approval 2).
 @domain.capability(
     "payment_create",
+    approval=2,
     example={
         "direction": "received",
         "payment_date": "2026-11-14",

@@ -1,0 +1,127 @@
+"""Where elevations live: memory (a restart degrades to the defaults), the TTL, and Redis shared
+by two replicas (an approval on one reaches a client on the other; Redis away fails closed)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from facade.discovery import discover
+from tests.support import DEV, REDIS_URL, ServerProcess, free_port, mcp_client, need_service, text_of
+from tests.test_elevation import FILES_FULL, api, names, watched
+
+pytestmark = pytest.mark.anyio
+REGISTRY = discover()
+# A database index of its own, emptied before use: the tests share the machine's Redis.
+TEST_REDIS = REDIS_URL.rsplit("/", 1)[0] + "/13"
+
+
+async def elevate(server: ServerProcess, approver: ServerProcess, conversation: str) -> int:
+    async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": conversation}) as client:
+        card_id = (await client.call_tool("skills.elevate", {"domain": "files", "reason": "backend test"})).structured_content["card_id"]
+    assert api(approver, "POST", f"/api/cards/{card_id}/approve").json()["card"]["outcome"]["ok"]
+    return card_id
+
+
+async def listed(server: ServerProcess, conversation: str) -> set[str]:
+    async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": conversation}) as client:
+        return await names(client)
+
+
+class TestMemory:
+    """In memory by default: a restart loses elevations and degrades to the defaults."""
+
+    async def test_restart_degrades_to_defaults(self, tmp_path: Path) -> None:
+        port = free_port()
+        server = ServerProcess(tmp_path, port=port).start()
+        try:
+            await elevate(server, server, "restart")
+            assert set(FILES_FULL) <= await listed(server, "restart")
+        finally:
+            server.stop()
+        again = ServerProcess(tmp_path, port=port).start()
+        try:
+            assert not set(FILES_FULL) & await listed(again, "restart")
+            assert api(again, "GET", "/api/cards?status=all").json()["cards"] == []
+            assert any(e["action"] == "ran" for e in api(again, "GET", "/api/audit").json()["entries"])
+        finally:
+            again.stop()
+
+    async def test_ttl_expiry_reverts_and_tells_the_client(self, tmp_path: Path, era: str) -> None:
+        env = {"FACADE_ELEVATION_TTL_SECONDS": "3", "FACADE_SWEEP_SECONDS": "0.3"}
+        server = ServerProcess(tmp_path, env=env).start()
+        try:
+            async with watched(server, "francis", era, "ttl") as (client, changes):
+                before = await names(client)
+                await elevate(server, server, "ttl")
+                await changes.wait(0)
+                assert set(FILES_FULL) <= await names(client)
+                await changes.wait(1, timeout=20)
+                assert await names(client) == before
+            assert any(e["actor"] == "clock" and e["action"] == "expired" for e in api(server, "GET", "/api/audit").json()["entries"])
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(TEST_REDIS, socket_connect_timeout=1)
+        client.flushdb()
+    except redis.RedisError as exc:
+        need_service("Redis", f"{TEST_REDIS}: {exc}")
+    return TEST_REDIS
+
+
+@pytest.fixture
+def replicas(tmp_path: Path, redis_url: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two `facade serve` replicas sharing Redis and one database."""
+    env = {"FACADE_REDIS_URL": redis_url, "FACADE_DATA_DIR": str(tmp_path / "shared")}
+    first = ServerProcess(tmp_path / "a", env=env)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first.start()
+    second = ServerProcess(tmp_path / "b", env=env).start()
+    yield first, second
+    second.stop()
+    first.stop()
+
+
+class TestRedisReplicas:
+    """With FACADE_REDIS_URL, an approval on one replica reaches a client on the other."""
+
+    async def test_cycle_across_replicas(self, replicas: tuple[ServerProcess, ServerProcess], era: str) -> None:
+        taker, client_side = replicas
+        conversation = f"replicas-{era}-{uuid.uuid4().hex[:6]}"
+        async with watched(client_side, "francis", era, conversation) as (client, changes):
+            before = await names(client)
+            card_id = (await client.call_tool("skills.elevate", {"domain": "files", "reason": "across replicas"})).structured_content["card_id"]
+            pending = api(taker, "GET", "/api/cards").json()["cards"]
+            assert [c["card_id"] for c in pending if c["conversation"] == conversation] == [card_id]
+            assert api(taker, "POST", f"/api/cards/{card_id}/approve").json()["card"]["outcome"]["ok"]
+            await changes.wait(0)
+            assert await names(client) - before == set(FILES_FULL)
+            assert api(taker, "DELETE", f"/api/conversations/{conversation}").json()["reverted"]
+            await changes.wait(1)
+            assert await names(client) == before
+
+    async def test_redis_away_fails_closed(self, tmp_path: Path) -> None:
+        closed = f"redis://127.0.0.1:{free_port()}/0"
+        server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": closed}).start()
+        try:
+            async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": "away"}) as client:
+                tools = await names(client)
+                assert "files.list" in tools and not set(FILES_FULL) & tools
+                assert not (await client.call_tool("files.list", {"path": ""})).is_error
+                refused = await client.call_tool("skills.elevate", {"domain": "files", "reason": "redis is away"})
+            assert refused.is_error and "Redis at redis://127.0.0.1" in text_of(refused)
+            assert "cannot be reached" in text_of(refused)
+            assert httpx2.get(f"{server.base}/healthz").status_code == 200
+        finally:
+            server.stop()
