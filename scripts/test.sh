@@ -4,4 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh test
+# The dashboard tests drive Debian's Chromium (Playwright's own browser download cannot work
+# here); install it when we can, else those tests skip and say why.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+    || echo "note: could not install chromium; the dashboard browser tests will skip" >&2
+fi
 exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,115 @@
+"""The operator dashboard: a real browser (Debian's Chromium driven by Playwright) signs in, sees
+the pending card with its reason, approves it and sees the agent's mode change; forms without
+their CSRF token are refused."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.support import DEV, REPO, ServerProcess, raw_call
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = REPO / "test-artifacts"
+# No outside network here: every background fetch Chromium would make is switched off.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def hold_elevation(server: ServerProcess, conversation: str, reason: str) -> int:
+    result = raw_call(
+        server.url,
+        "skills.elevate",
+        {"domain": "files", "reason": reason},
+        {"Authorization": f"Bearer {DEV['francis']}", "X-Conversation-Id": conversation},
+    )
+    return int(result["structuredContent"]["card_id"])
+
+
+@pytest.fixture
+def browser_context(tmp_path: Path):  # type: ignore[no-untyped-def]
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        from tests.support import need_service
+
+        need_service("Playwright", "the playwright package is not installed")
+    if not Path(CHROMIUM).exists():
+        from tests.support import need_service
+
+        need_service("Chromium", f"{CHROMIUM} not found (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield context
+        context.close()
+
+
+class TestInABrowser:
+    """Sign in, see who asks for what and why, approve, see the mode change."""
+
+    def test_sign_in_approve_and_see_the_mode_change(self, server: ServerProcess, browser_context) -> None:  # type: ignore[no-untyped-def]
+        conversation = f"dash-{uuid.uuid4().hex[:6]}"
+        reason = "Reconcile the Q3 invoice folder for the accountant"
+        card_id = hold_elevation(server, conversation, reason)
+        page = browser_context.new_page()
+        page.goto(f"{server.base}/dashboard")
+        page.fill("input[name=token]", DEV["operator"])
+        page.click("button[type=submit]")
+        card = page.locator(f"[data-card='{card_id}']")
+        card.wait_for()
+        assert reason in card.inner_text() and "francis" in card.inner_text()
+        assert re.search(r"files is\s+core", card.inner_text())
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-pending.png"), full_page=True)
+        card.locator("input[type=text][name=reason]").fill("fine for this conversation")
+        card.locator("button.approve").click()
+        page.wait_for_selector("[role=status]")
+        assert f"card {card_id} approved and run" in page.inner_text("[role=status]")
+        row = page.locator(f"[data-elevated='francis/{conversation}']")
+        assert "files=full" in row.inner_text()
+        assert page.locator(f"[data-card='{card_id}']").count() == 0
+        page.screenshot(path=str(ARTIFACTS / "dashboard-approved.png"), full_page=True)
+        httpx2.delete(f"{server.base}/api/conversations/{conversation}", headers={"Authorization": f"Bearer {DEV['operator']}"})
+
+
+class TestForms:
+    """Sign-in needs the operator token; every form needs its CSRF token."""
+
+    def test_wrong_token_does_not_sign_in(self, server: ServerProcess) -> None:
+        for token in (DEV["francis"], "nope", ""):
+            response = httpx2.post(f"{server.base}/dashboard/login", data={"token": token})
+            assert response.status_code == 401 and "facade_session" not in response.cookies
+
+    def test_forms_without_csrf_are_refused(self, server: ServerProcess) -> None:
+        card_id = hold_elevation(server, f"csrf-{uuid.uuid4().hex[:6]}", "csrf check")
+        with httpx2.Client(base_url=server.base) as browser:
+            signed = browser.post("/dashboard/login", data={"token": DEV["operator"]})
+            assert signed.status_code == 303 and browser.cookies.get("facade_session")
+            page = browser.get("/dashboard").text
+            csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+            assert csrf
+            for data in ({"reason": "x"}, {"reason": "x", "csrf": "0" * 64}):
+                refused = browser.post(f"/dashboard/cards/{card_id}/approve", data=data)
+                assert refused.status_code == 403 and "CSRF" in refused.text
+            pending = httpx2.get(f"{server.base}/api/cards", headers={"Authorization": f"Bearer {DEV['operator']}"}).json()
+            assert card_id in [c["card_id"] for c in pending["cards"]]
+            denied = browser.post(f"/dashboard/cards/{card_id}/deny", data={"csrf": csrf.group(1), "reason": "test"})
+            assert denied.status_code == 303
+
+    def test_not_signed_in_shows_the_sign_in_form(self, server: ServerProcess) -> None:
+        page = httpx2.get(f"{server.base}/dashboard")
+        assert page.status_code == 200 and 'name="token"' in page.text and "Waiting for a decision" not in page.text
