@@ -23,7 +23,7 @@ from facade.denylist import MAX_NAME, deny_names, runtime_tool_name
 from facade.elevation import MemoryElevations
 from facade.errors import ConfigError
 from facade.tokens import DEFAULT_TOKENIZER, bundled_name, count_exact
-from facade.toolsmd import render_tools_md
+from facade.toolsmd import TOOLS_FILE, render_tools_md
 from facade.views import Views
 
 BUDGET_FILE = Path("catalogue-budget.toml")
@@ -176,6 +176,12 @@ def _agreement(core: Core, report: CheckReport) -> None:
                 report.problems.append(f"agreement: {agent.name}, {domain or 'no'} elevation: {problem}")
             cases += 1
     report.facts["agreement_cases"] = cases
+    for agent in core.agents.values():
+        path = agent.workspace / TOOLS_FILE
+        if path.exists() and path.read_text(encoding="utf-8") != render_tools_md(core.views, agent, None, core.settings.tools_template):
+            report.problems.append(
+                f"agreement: {path} is stale (its apps or modes changed); run `facade tools-md {agent.name} --write`"
+            )
 
 
 def agreement_problem(core: Core, views: Views, agent_name: str, conversation: str) -> str | None:

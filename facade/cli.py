@@ -152,6 +152,22 @@ def denylist(
     typer.echo(text, nl=False)
 
 
+@app.command()
+@friendly
+def budget(
+    agent: Annotated[str, typer.Argument(help="The agent to measure.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """How full AGENT's context window is by default: base, system prompt, apps, free."""
+    from facade.budget import agent_budget, render_budget
+    from facade.catalogue import agent_of
+    from facade.core import build_core
+
+    core = build_core(_settings())
+    report = agent_budget(core.views, core.served, agent_of(core, agent), None, base_tokens=core.settings.base_prompt_tokens)
+    typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
+
+
 @app.command("tools-md")
 @friendly
 def tools_md(

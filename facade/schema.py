@@ -20,6 +20,7 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains", "propertyNames")
 _DROPPED = ("title", "$schema")
+APPROVAL_META_KEY = "facade/approval"
 
 
 def compact_json(value: Any) -> str:
@@ -59,6 +60,10 @@ def announced_tool(capability: Capability) -> dict[str, Any]:
     hints = annotation_hints(capability)
     if hints:
         tool["annotations"] = hints
+    if capability.approval:
+        # Hosts read this to ask their user (1) or to expect a held card (2); the few tools
+        # that need it carry it, the rest pay nothing.
+        tool["_meta"] = {APPROVAL_META_KEY: capability.approval}
     return tool
 
 

@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, description="Elevations, cards and list_changed in Redis.")
     elevation_ttl_seconds: float = Field(default=8 * 3600, gt=0)
     card_ttl_seconds: float = Field(default=24 * 3600, gt=0)
+    base_prompt_tokens: int = Field(default=1500, ge=0, description="The runtime's own prompt and native tools (an estimate).")
     sweep_seconds: float = Field(default=5, gt=0, description="How often expiries are checked.")
     public_url: str = Field(default="", description="Where operators reach this server (for the CLI).")
     seed: bool = True

@@ -19,6 +19,7 @@ import json
 
 from facade import denylist
 from facade.approvals import card_view
+from facade.budget import agent_budget
 from facade.catalogue import catalogue_report
 from facade.conversations import delete_conversation
 from facade.core import Core
@@ -127,6 +128,13 @@ async def agent_tools_md(request: Request, core: Core, principal: Principal) -> 
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
+async def agent_budget_route(request: Request, core: Core, principal: Principal) -> Response:
+    agent = agent_param(core, request)
+    return JSONResponse(
+        agent_budget(core.views, core.served, agent, conversation_param(request), base_tokens=core.settings.base_prompt_tokens)
+    )
+
+
 async def catalogue(request: Request, core: Core, principal: Principal) -> Response:
     return JSONResponse(catalogue_report(core))
 
@@ -219,6 +227,14 @@ ROUTES: list[ApiRoute] = [
         delete_conversation_route,
     ),
     ApiRoute("/api/audit", "GET", "The audit log, newest first.", audit_log, query=(("limit", "1 to 1000"),)),
+    ApiRoute(
+        "/api/agents/{agent}/budget",
+        "GET",
+        "How full the agent's context window is, by segment (measured or estimated).",
+        agent_budget_route,
+        False,
+        (CONVERSATION,),
+    ),
     ApiRoute(
         "/api/agents/{agent}/tools-md",
         "GET",

@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from facade.approvals import card_view
+from facade.budget import agent_budget
 from facade.core import Core
 from facade.errors import FacadeError
 from facade.identity import DEV_OPERATOR_TOKEN
@@ -182,7 +183,42 @@ def overview(core: Core) -> dict[str, Any]:
     agents = [
         {"name": a.name, "model": a.model, "modes": core.views.modes(a, None)} for a in core.agents.values()
     ]
-    return {"pending": pending, "agents": agents, "elevated": elevated, "audit": core.audit.entries(20)}
+    base = core.settings.base_prompt_tokens
+    budgets = [bar(agent_budget(core.views, core.served, a, None, base_tokens=base)) for a in core.agents.values()]
+    for row in elevated:
+        report = agent_budget(core.views, core.served, core.agents[row["agent"]], row["conversation"], base_tokens=base)
+        row["budget"] = bar(report)
+    return {"pending": pending, "agents": agents, "elevated": elevated, "audit": core.audit.entries(20), "budgets": budgets}
+
+
+def bar(report: dict[str, Any]) -> dict[str, Any]:
+    """A budget as the dashboard draws it: segments as percentages of the scale (the window, or
+    what is used when the window is unknown), each marked estimated or measured."""
+    seg = report["segments"]
+    window = report["model_window"]
+    scale = max(window or 0, report["used"]) or 1
+    parts = [
+        {"name": "base", "tokens": seg["base"]["tokens"], "source": seg["base"]["source"]},
+        {"name": "system prompt", "tokens": seg["system_prompt"]["tokens"], "source": seg["system_prompt"]["source"]},
+        *[
+            {"name": a["domain"], "tokens": a["tokens"], "source": a["source"], "mode": a["mode"]}
+            for a in seg["apps"]["domains"]
+        ],
+    ]
+    for part in parts:
+        part["pct"] = round(100 * part["tokens"] / scale, 3)
+    return {
+        "agent": report["agent"],
+        "conversation": report["conversation"],
+        "window": window,
+        "used": report["used"],
+        "free": seg["free"]["tokens"],
+        "over": report["over_budget"],
+        "overshoot": report["overshoot"],
+        "window_pct": round(100 * window / scale, 3) if window else None,
+        "parts": parts,
+        "notes": report["notes"],
+    }
 
 
 def _age(seconds: float) -> str:

@@ -82,8 +82,35 @@ class TestInABrowser:
         row = page.locator(f"[data-elevated='francis/{conversation}']")
         assert "files=full" in row.inner_text()
         assert page.locator(f"[data-card='{card_id}']").count() == 0
+        assert "files (full)" in page.locator(f"[data-budget='francis/{conversation}']").inner_text()
         page.screenshot(path=str(ARTIFACTS / "dashboard-approved.png"), full_page=True)
         httpx2.delete(f"{server.base}/api/conversations/{conversation}", headers={"Authorization": f"Bearer {DEV['operator']}"})
+
+
+class TestBudgetBars:
+    """One bar per agent; estimated segments are striped, measured ones solid."""
+
+    def test_bars(self, server: ServerProcess, browser_context) -> None:  # type: ignore[no-untyped-def]
+        page = browser_context.new_page()
+        page.goto(f"{server.base}/dashboard")
+        page.fill("input[name=token]", DEV["operator"])
+        page.click("button[type=submit]")
+        page.wait_for_selector("#budgets")
+        agents = httpx2.get(f"{server.base}/api/agents", headers={"Authorization": f"Bearer {DEV['operator']}"}).json()
+        for agent in agents["agents"]:
+            bar = page.locator(f"#budgets [data-budget='{agent['name']}']")
+            assert bar.count() == 1, agent["name"]
+        atlas = page.locator("#budgets [data-budget='atlas'] .seg")
+        # atlas names no tokenizer (Gemma has none offline): every segment is an estimate.
+        for i in range(atlas.count()):
+            segment = atlas.nth(i)
+            assert segment.get_attribute("data-source") == "estimate"
+            assert "repeating-linear-gradient" in segment.evaluate("e => getComputedStyle(e).backgroundImage")
+        francis_apps = page.locator("#budgets [data-budget='francis'] .seg[data-source='measured']")
+        assert francis_apps.count() > 0
+        assert francis_apps.first.evaluate("e => getComputedStyle(e).backgroundImage") == "none"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator("#budgets").screenshot(path=str(ARTIFACTS / "dashboard-budgets.png"))
 
 
 class TestForms:

@@ -1,0 +1,115 @@
+"""The context budget: measured where a tokenizer can count, labelled where it is estimated."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from facade.agents import load_agents
+from facade.budget import agent_budget
+from facade.discovery import discover
+from facade.elevation import MemoryElevations
+from facade.served import ServedCatalogues
+from facade.tokens import count_exact
+from facade.views import Views
+from tests.support import DEV, REPO, ServerProcess, raw_call
+from tests.test_economy import facade
+
+REGISTRY = discover()
+SERVED = ServedCatalogues(REGISTRY)
+
+
+def agents_in(tmp_path: Path, body: str, name: str = "probe") -> Views:
+    (tmp_path / name).mkdir(parents=True, exist_ok=True)
+    (tmp_path / name / "agent.toml").write_text(f'name = "{name}"\n{body}')
+    agents = load_agents(tmp_path, REGISTRY, environ={})
+    return Views(REGISTRY, agents, MemoryElevations())
+
+
+class TestSegments:
+    """Sources, windows, elevations, overshoot and missing files."""
+
+    def test_measured_with_a_bundled_tokenizer(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, 'context_window = 32000\ntokenizer = "qwen3"\n[apps]\nfiles = "core"\n')
+        (tmp_path / "probe" / "SYSTEM.md").write_text("You are a careful assistant.\n")
+        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        seg = report["segments"]
+        assert seg["base"]["source"] == "estimate"
+        assert seg["apps"]["source"] == "measured" and seg["system_prompt"]["source"] == "measured"
+        assert seg["system_prompt"]["tokens"] == count_exact("You are a careful assistant.\n", "qwen3")
+        assert seg["free"]["tokens"] == 32000 - report["used"]
+
+    def test_estimated_without_one_and_says_so(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, 'context_window = 8000\ntokenizer = "gemma"\n[apps]\nfiles = "core"\n')
+        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        assert report["segments"]["apps"]["source"] == "estimate"
+        assert any("'gemma' cannot be loaded" in n for n in report["notes"])
+
+    def test_null_window(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, '[apps]\nfiles = "core"\n')
+        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        assert report["model_window"] is None and report["segments"]["free"]["tokens"] is None
+        assert report["over_budget"] is False and report["overshoot"] is None
+
+    def test_elevation_raises_apps_by_the_domains_full_tools(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, 'context_window = 64000\ntokenizer = "o200k_base"\n[apps]\nfiles = "core"\nprojects = "core"\n')
+        agent = views.agents["probe"]
+        before = agent_budget(views, SERVED, agent, "c")["segments"]["apps"]["domains"]
+        views.elevations.grant("probe", "c", "files")
+        after = agent_budget(views, SERVED, agent, "c")["segments"]["apps"]["domains"]
+        files_before, files_after = before[0], after[0]
+        assert files_before["domain"] == "files" and files_after["mode"] == "full"
+        full = [c for c in REGISTRY if c.domain == "files" and c.tier == "full"]
+        assert files_after["tools"] - files_before["tools"] == len(full)
+        assert files_after["tokens"] > files_before["tokens"]
+        assert before[1] == after[1]  # projects untouched
+        assert agent_budget(views, SERVED, agent, "other")["segments"]["apps"]["domains"] == before
+
+    def test_over_budget_with_overshoot(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, 'context_window = 2000\ntokenizer = "o200k_base"\n[apps]\nfinance = "full"\n')
+        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        assert report["over_budget"] and report["overshoot"] == report["used"] - 2000 > 0
+        assert report["segments"]["free"]["tokens"] < 0
+
+    def test_missing_workspace_file_counts_zero_and_is_named(self, tmp_path: Path) -> None:
+        views = agents_in(tmp_path, 'context_window = 8000\n[apps]\nfiles = "core"\n')
+        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        files = {f["file"]: f for f in report["segments"]["system_prompt"]["files"]}
+        assert files["SYSTEM.md"]["missing"] and files["SYSTEM.md"]["tokens"] == 0
+        assert any("SYSTEM.md" in n and "missing" in n for n in report["notes"])
+
+
+class TestSurfaces:
+    """The API follows an elevation; the CLI prints the same numbers with a bar."""
+
+    def test_api_follows_an_elevation(self, server: ServerProcess) -> None:
+        conversation = f"budget-{uuid.uuid4().hex[:6]}"
+        operator = {"Authorization": f"Bearer {DEV['operator']}"}
+        url = f"{server.base}/api/agents/francis/budget?conversation_id={conversation}"
+        before = httpx2.get(url, headers=operator).json()
+        held = raw_call(
+            server.url,
+            "skills.elevate",
+            {"domain": "files", "reason": "budget test"},
+            {"Authorization": f"Bearer {DEV['francis']}", "X-Conversation-Id": conversation},
+        )
+        httpx2.post(f"{server.base}/api/cards/{held['structuredContent']['card_id']}/approve", headers=operator, timeout=60)
+        after = httpx2.get(url, headers=operator).json()
+        assert after["segments"]["apps"]["tokens"] > before["segments"]["apps"]["tokens"]
+        assert {d["domain"]: d["mode"] for d in after["segments"]["apps"]["domains"]}["files"] == "full"
+        assert httpx2.get(url, headers={"Authorization": f"Bearer {DEV['francis']}"}).status_code == 200
+        assert httpx2.get(url, headers={"Authorization": f"Bearer {DEV['atlas']}"}).status_code == 403
+        httpx2.delete(f"{server.base}/api/conversations/{conversation}", headers=operator)
+
+    def test_cli(self, tmp_path: Path) -> None:
+        env = {"FACADE_AGENTS_DIR": str(REPO / "agents")}
+        report = json.loads(facade(tmp_path, "budget", "francis", "--json", env=env).stdout)
+        assert report["model_window"] == 32768 and report["tokenizer"] == "qwen3"
+        text = facade(tmp_path, "budget", "atlas", env=env).stdout
+        assert "tokens used of 80000" in text and "estimate" in text and "~" in text
+        missing = facade(tmp_path, "budget", "nobody", env=env)
+        assert missing.returncode == 2 and "unknown agent 'nobody'" in missing.stderr
