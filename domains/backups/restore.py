@@ -13,7 +13,7 @@ from typing import Any
 
 from domains.backups import archive, sandbox
 from domains.backups.tables import Run
-from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
+from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, within
 
 SHOWN = 200  # the most restored files listed by name; the counts always cover all of them
 
@@ -68,7 +68,7 @@ def refusal(info: tarfile.TarInfo, manifest: set[str], target: Path) -> str | No
     if name not in manifest:
         return "it is not in the run's manifest"
     # realpath follows links already in the target: a link planted there must not redirect us.
-    if not sandbox.inside(Path(os.path.realpath(target.joinpath(*parts))), target):
+    if not within(Path(os.path.realpath(target.joinpath(*parts))), target):
         return "a link in the target folder would send it outside the target"
     return None
 
@@ -141,7 +141,7 @@ def _extract(tar: tarfile.TarFile, planned: Planned, target: Path, sha256: str) 
     dest = planned.dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     # Checked again once the folders exist: nothing may have turned into a link meanwhile.
-    if not sandbox.inside(Path(os.path.realpath(dest.parent)), target):
+    if not within(Path(os.path.realpath(dest.parent)), target):
         raise Forbidden(f"{planned.info.name!r} would be written outside the target folder; remove the links in it")
     if dest.is_dir() and not dest.is_symlink():
         raise Conflict(f"a folder stands where {planned.info.name!r} goes; choose another target")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from typing import Any
 
 from domains.backups import schedule
 from domains.backups.tables import Job, Run
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+from facade.kit import iso
 
 
 def job(j: Job) -> dict[str, Any]:

@@ -3,16 +3,14 @@ archive, and its manifest lists every file it holds with size and checksum."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
-    DateTime,
-    Dialect,
     ForeignKey,
     Integer,
     String,
@@ -20,43 +18,10 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 RunStatus = Literal["succeeded", "failed"]
-
-# SQLite would hand a deleted row's id to the next insert, and a model holding a stale run id
-# would then restore or delete a different archive. AUTOINCREMENT never reuses ids.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Job(Base):
@@ -72,8 +37,8 @@ class Job(Base):
     include: Mapped[list[str]] = mapped_column(JSON)
     exclude: Mapped[list[str]] = mapped_column(JSON)
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     runs: Mapped[list[Run]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True, order_by="Run.id"

@@ -10,10 +10,7 @@ from zoneinfo import ZoneInfo
 from domains.calendar import times
 from domains.calendar.occurrences import Occurrence
 from domains.calendar.tables import Attendee, Calendar, Event, Reminder
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+from facade.kit import iso
 
 
 def calendar(c: Calendar) -> dict[str, Any]:

@@ -5,14 +5,12 @@ keeps the IANA zone it was planned in, so that a weekly 09:30 stays 09:30 across
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
     CheckConstraint,
-    DateTime,
-    Dialect,
     ForeignKey,
     Integer,
     String,
@@ -20,45 +18,12 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column
 
 ShowAs = Literal["busy", "free"]
 Rsvp = Literal["needs_action", "accepted", "tentative", "declined"]
 ReminderMethod = Literal["display", "email"]
-
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
-# act on a different event. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Calendar(Base):
@@ -72,8 +37,8 @@ class Calendar(Base):
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     # Whose time this calendar books: their free/busy includes every busy event in it.
     owner_email: Mapped[str | None] = mapped_column(String(320), index=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Event(Base):
@@ -100,8 +65,8 @@ class Event(Base):
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     rrule: Mapped[str | None] = mapped_column(String(500))
     show_as: Mapped[str] = mapped_column(String(4), default="busy")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     calendar: Mapped[Calendar] = relationship(lazy="joined")
     series: Mapped[Event | None] = relationship(remote_side=[id], back_populates="overrides")
@@ -129,7 +94,7 @@ class Exdate(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     event_id: Mapped[int] = mapped_column(ForeignKey("calendar_event.id", ondelete="CASCADE"))
     original_start: Mapped[datetime] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
 
 class Attendee(Base):
@@ -143,8 +108,8 @@ class Attendee(Base):
     email: Mapped[str] = mapped_column(String(320))
     name: Mapped[str] = mapped_column(String(120), default="")
     rsvp: Mapped[str] = mapped_column(String(12), default="needs_action")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     event: Mapped[Event] = relationship(back_populates="attendees")
 
@@ -161,6 +126,6 @@ class Reminder(Base):
     event_id: Mapped[int] = mapped_column(ForeignKey("calendar_event.id", ondelete="CASCADE"), index=True)
     minutes_before: Mapped[int] = mapped_column(Integer)
     method: Mapped[str] = mapped_column(String(8), default="display")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
     event: Mapped[Event] = relationship(back_populates="reminders")

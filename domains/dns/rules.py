@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from domains.dns import names
 from domains.dns.entities import snapshot
-from domains.dns.tables import Change, Record, Zone, utcnow
-from facade.kit import Conflict, InvalidRequest
+from domains.dns.tables import Change, Record, Zone
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 MAX_SERIAL = 2**32 - 1
 # Which of priority, weight and port each type takes; every other type takes none.

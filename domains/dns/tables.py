@@ -3,49 +3,16 @@ every change, each stamped with the serial it produced."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Any, Literal
 
-from sqlalchemy import JSON, BigInteger, CheckConstraint, DateTime, Dialect, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "PTR"]
 ChangeAction = Literal["zone_create", "zone_update", "import", "create", "update", "delete"]
-
-# SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
-# then change another record. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Zone(Base):
@@ -67,8 +34,8 @@ class Zone(Base):
     expire: Mapped[int] = mapped_column(Integer, default=1209600)
     minimum: Mapped[int] = mapped_column(Integer, default=300)
     notes: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     records: Mapped[list[Record]] = relationship(
         back_populates="zone", cascade="all, delete-orphan", passive_deletes=True, order_by="Record.id"
@@ -92,8 +59,8 @@ class Record(Base):
     priority: Mapped[int | None] = mapped_column(Integer)
     weight: Mapped[int | None] = mapped_column(Integer)
     port: Mapped[int | None] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     zone: Mapped[Zone] = relationship(back_populates="records")
 

@@ -11,18 +11,12 @@ from facade.kit import CallContext, InvalidRequest, records
 
 from domains.documents import inputs
 from domains.documents.capabilities import domain
-from domains.documents.errors import os_errors
 from domains.documents.index import DOCUMENT, register, render
-from domains.documents.sandbox import display, existing_file, resolve, root
+from domains.documents.sandbox import existing_file, folder_prefix, remove_file, resolve
 from domains.documents.tables import Document, Tag
 
 SEARCH_CAP = 1000  # rows ranked per search; a larger hit list is narrowed with kind or tag
 SNIPPET_CHARS = 80
-
-
-def _folder_prefix(folder: str) -> str:
-    real = resolve(folder)
-    return "" if real == root() else display(real) + "/"
 
 
 def _document_where(args: inputs.DocumentFilter) -> list[ColumnElement[bool]]:
@@ -30,7 +24,7 @@ def _document_where(args: inputs.DocumentFilter) -> list[ColumnElement[bool]]:
     if args.tag is not None:
         conditions.append(Document.tags.any(Tag.name == args.tag))
     if args.folder:
-        prefix = _folder_prefix(args.folder)
+        prefix = folder_prefix(resolve(args.folder))
         if prefix:
             conditions.append(Document.path.startswith(prefix, autoescape=True))
     return conditions
@@ -115,11 +109,5 @@ def document_delete(ctx: CallContext, args: inputs.DocumentDelete) -> dict[str, 
     path = doc.path
     ctx.db.delete(doc)
     ctx.db.flush()
-    file_deleted = False
-    if args.delete_file:
-        real = resolve(path)
-        with os_errors(path):
-            if real.is_file():
-                real.unlink()
-                file_deleted = True
+    file_deleted = remove_file(path) if args.delete_file else False
     return {"deleted": {"document_id": args.document_id, "path": path}, "file_deleted": file_deleted}

@@ -13,10 +13,10 @@ from facade.kit import CallContext, Conflict
 
 from domains.documents import inputs
 from domains.documents.capabilities import domain
-from domains.documents.errors import os_errors, parsing
+from domains.documents.errors import parsing
 from domains.documents.extract import need_kind, open_docx, open_xlsx
 from domains.documents.index import register, render
-from domains.documents.sandbox import existing_file, resolve
+from domains.documents.sandbox import existing_file, os_errors, resolve, write_file
 from domains.documents.writers import (
     add_blocks,
     content,
@@ -26,7 +26,6 @@ from domains.documents.writers import (
     pdf_bytes,
     save_docx,
     save_xlsx,
-    write_file,
     xlsx_bytes,
 )
 

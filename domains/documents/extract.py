@@ -24,7 +24,8 @@ from openpyxl.workbook.workbook import Workbook
 
 from facade.kit import InvalidRequest
 
-from domains.documents.errors import os_errors, parsing
+from domains.documents.errors import parsing
+from domains.documents.sandbox import read_bytes
 from domains.documents.settings import settings
 
 SUFFIXES: dict[str, str] = {
@@ -55,12 +56,7 @@ def need_kind(real: Path, given: str, *kinds: str) -> str:
 
 
 def load_bytes(real: Path, given: str) -> bytes:
-    limit = settings().max_file_bytes
-    with os_errors(given):
-        size = real.stat().st_size
-        if size > limit:
-            raise InvalidRequest(f"{given} is {size:,} bytes, over the {limit:,}-byte limit for opening a document")
-        return real.read_bytes()
+    return read_bytes(real, given, limit=settings().max_file_bytes, purpose="for opening a document")
 
 
 def open_docx(real: Path, given: str) -> DocxDocument:

@@ -12,18 +12,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from facade.kit import Conflict, Entity
+from facade.kit import Conflict, Entity, iso, utcnow
 
-from domains.documents.errors import os_errors
 from domains.documents.extract import count_words, extract
-from domains.documents.sandbox import display
-from domains.documents.tables import Document, Tag, utcnow
+from domains.documents.sandbox import display, os_errors
+from domains.documents.tables import Document, Tag
 
 PREVIEW_CHARS = 200
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def render(doc: Document) -> dict[str, Any]:

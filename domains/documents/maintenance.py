@@ -18,10 +18,10 @@ from facade.kit import CallContext, DomainError, NotFound
 
 from domains.documents import inputs
 from domains.documents.capabilities import domain
-from domains.documents.errors import os_errors, parsing
+from domains.documents.errors import parsing
 from domains.documents.extract import SUFFIXES, csv_rows, kind_of, open_docx, open_pdf, open_xlsx, read_text_file
 from domains.documents.index import DOCUMENT, by_path, iso, refresh, register, render
-from domains.documents.sandbox import display, existing_file, resolve, root
+from domains.documents.sandbox import display, existing_file, os_errors, resolve, root
 from domains.documents.tables import Document, Tag
 
 EXPORT_CAP = 10_000

@@ -14,7 +14,7 @@ from domains.documents.capabilities import domain
 from domains.documents.creating import land, target
 from domains.documents.errors import parsing
 from domains.documents.extract import need_kind, open_pdf
-from domains.documents.sandbox import display, existing_file, resolve, root
+from domains.documents.sandbox import display, existing_file, folder_prefix, resolve
 
 
 def _bytes(writer: pypdf.PdfWriter) -> bytes:
@@ -61,7 +61,7 @@ def pdf_split(ctx: CallContext, args: inputs.PdfSplit) -> dict[str, Any]:
             raise InvalidRequest(f"range {text!r} does not fit {args.path}, which has pages 1-{count}; fix the range")
         spans.append(span)
     folder_real = resolve(args.folder) if args.folder is not None else real.parent
-    folder = "" if folder_real == root() else display(folder_real) + "/"
+    folder = folder_prefix(folder_real)
     # Every part's name is checked before any is written, so a clash leaves nothing half done.
     names = [f"{folder}{real.stem}-p{a}-{b}.pdf" if a != b else f"{folder}{real.stem}-p{a}.pdf" for a, b in spans]
     targets = [target(name, args.overwrite, ".pdf") for name in names]

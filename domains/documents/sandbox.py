@@ -1,61 +1,28 @@
-"""The sandbox: the one place a caller's path becomes a real path under the documents root,
-and the one place that refuses anything outside it."""
+"""The documents domain's sandbox: the one folder it touches. A caller's path becomes a real path
+under the documents root only through `resolve`."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path, PurePosixPath
+from facade.kit import Sandbox
 
-from facade.kit import Forbidden, NotFound, Unavailable
-
-from domains.documents.errors import os_errors
 from domains.documents.settings import settings
 
+SANDBOX = Sandbox(
+    place="the documents root",
+    setting="FACADE_DOCUMENTS_ROOT",
+    locate=lambda: settings().root,
+    example="reports/q3.docx",
+    find="list the documents with documents.document_list",
+    free="delete documents",
+)
 
-def root() -> Path:
-    """The real, resolved root folder, created on first use so a fresh install just works."""
-    base = settings().root.expanduser()
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise Unavailable(
-            f"the documents root cannot be created ({exc.strerror}); an operator must fix FACADE_DOCUMENTS_ROOT"
-        ) from None
-    return Path(os.path.realpath(base))
-
-
-def resolve(path: str) -> Path:
-    """The real path of `path`, relative to the root ("" is the root itself); an absolute path
-    is accepted only when it lies inside the root.
-
-    Refuses, with Forbidden, a NUL byte, any `..` component, an absolute path elsewhere, and a
-    path whose symbolic links lead outside the root.
-    """
-    if "\x00" in path:
-        raise Forbidden(f"{path!r} contains a NUL byte; remove it from the path")
-    given = PurePosixPath(path)
-    if ".." in given.parts:
-        raise Forbidden(f"{path!r} uses '..'; give the path from the documents root, e.g. 'reports/q3.docx'")
-    base = root()
-    real = Path(os.path.realpath(given if given.is_absolute() else base.joinpath(*given.parts)))
-    if not (real == base or real.is_relative_to(base)):
-        if given.is_absolute():
-            raise Forbidden(f"{path!r} is outside the documents root; give a path relative to it, e.g. 'reports/q3.docx'")
-        raise Forbidden(f"{path!r} leads outside the documents root through a symbolic link; pick another path")
-    return real
-
-
-def display(real: Path) -> str:
-    """`real` as callers write it: relative to the root, with '/' separators."""
-    return real.relative_to(root()).as_posix()
-
-
-def existing_file(path: str) -> Path:
-    """The real path of a file that must exist."""
-    real = resolve(path)
-    with os_errors(path):
-        is_file, is_dir = real.is_file(), real.is_dir()
-    if not is_file:
-        what = "is a folder" if is_dir else "does not exist"
-        raise NotFound(f"{path} {what}; list the documents with documents.document_list")
-    return real
+# The operations this domain's modules call, by their short names.
+root = SANDBOX.root
+resolve = SANDBOX.resolve
+display = SANDBOX.display
+existing_file = SANDBOX.existing_file
+remove_file = SANDBOX.remove_file
+folder_prefix = SANDBOX.folder_prefix
+os_errors = SANDBOX.os_errors
+read_bytes = SANDBOX.read_bytes
+write_file = SANDBOX.write_file

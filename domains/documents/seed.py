@@ -15,9 +15,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.documents.index import register
-from domains.documents.sandbox import root
+from domains.documents.sandbox import root, write_file
 from domains.documents.tables import Document
-from domains.documents.writers import Cell, csv_text, docx_bytes, pdf_bytes, set_modified, write_file, xlsx_bytes
+from domains.documents.writers import Cell, csv_text, docx_bytes, pdf_bytes, set_modified, xlsx_bytes
 
 # Fixed timestamps rather than "now", so that two seeded libraries hold the same rows.
 T0 = datetime(2026, 10, 20, 9, 0, tzinfo=UTC)

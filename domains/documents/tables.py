@@ -2,50 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
-from sqlalchemy import BigInteger, CheckConstraint, DateTime, Dialect, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 Kind = Literal["docx", "xlsx", "pdf", "csv", "md", "txt"]
-KINDS: tuple[str, ...] = get_args(Kind)
-
-# SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
-# then act on another document; AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Document(Base):
     """A file under the root, registered with its extracted text so that it can be searched."""
 
     __tablename__ = "documents_document"
-    __table_args__ = (CheckConstraint(f"kind IN ({', '.join(repr(k) for k in KINDS)})", name="kind"), NO_ID_REUSE)
+    __table_args__ = (one_of("kind", Kind), NO_ID_REUSE)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     path: Mapped[str] = mapped_column(String(500), unique=True)
@@ -59,8 +31,8 @@ class Document(Base):
     notes: Mapped[str] = mapped_column(Text, default="")
     file_modified_at: Mapped[datetime] = mapped_column(UTCDateTime)
     indexed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     # The database cascades deletes (ON DELETE CASCADE); passive_deletes spares loading the tags.
     tags: Mapped[list[Tag]] = relationship(
@@ -78,6 +50,6 @@ class Tag(Base):
     document_id: Mapped[int] = mapped_column(ForeignKey("documents_document.id", ondelete="CASCADE"))
     # Searches and tag lists go by name; the unique (document_id, name) index serves the rest.
     name: Mapped[str] = mapped_column(String(50), index=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
     document: Mapped[Document] = relationship(back_populates="tags")

@@ -7,7 +7,6 @@ import csv
 import io
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -22,9 +21,8 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import InvalidRequest
 
-from domains.documents.errors import os_errors
 
 AUTHOR = "Facade"
 Cell = str | int | float | bool | date | datetime | None
@@ -215,25 +213,6 @@ def csv_text(rows: Sequence[Sequence[Cell]]) -> str:
 def need_suffix(real: Path, given: str, *suffixes: str) -> None:
     if real.suffix.lower() not in suffixes:
         raise InvalidRequest(f"{given} must end in {' or '.join(suffixes)} for this kind of document; rename it")
-
-
-def write_file(real: Path, given: str, data: bytes, *, overwrite: bool) -> None:
-    """Write `data` at `real` whole or not at all (a temporary file renamed into place), creating
-    its folders; an existing file is replaced only with overwrite=true."""
-    with os_errors(given):
-        if real.is_dir():
-            raise InvalidRequest(f"{given} is a folder; give a file path")
-        if real.exists() and not overwrite:
-            raise Conflict(f"{given} already exists; pass overwrite=true to replace it, or pick another name")
-        real.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=real.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, real)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
 
 
 def set_modified(real: Path, when: datetime) -> None:

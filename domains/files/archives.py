@@ -17,8 +17,7 @@ from domains.files.archive_formats import Archive, Format, Member, format_of, op
 from domains.files.args import FilePath, Limit, Offset
 from domains.files.capabilities import domain
 from domains.files.entries import need_file, page, walk
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, is_root, resolve, root
+from domains.files.sandbox import display, is_root, os_errors, resolve, root
 from domains.files.settings import settings
 
 COPY_CHUNK = 1_048_576

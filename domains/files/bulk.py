@@ -16,8 +16,7 @@ from domains.files.args import FilePath, FolderPath
 from domains.files.capabilities import domain
 from domains.files.content import check_write, read_text
 from domains.files.entries import iso, need_file, need_folder, walk
-from domains.files.errors import os_errors, translate
-from domains.files.sandbox import display, resolve, root
+from domains.files.sandbox import display, os_errors, resolve, root, translate
 from domains.files.settings import settings
 
 

@@ -13,8 +13,7 @@ from pydantic import Field
 from domains.files.args import Algorithm, FilePath, FolderPath, Limit, Offset
 from domains.files.capabilities import domain
 from domains.files.entries import Entry, files_under, need_file, need_folder, page
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, resolve, root
+from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.seed import TREE
 
 

@@ -14,8 +14,7 @@ from pydantic import Field
 from domains.files.args import FilePath, FolderPath, Limit, Offset
 from domains.files.capabilities import domain
 from domains.files.entries import describe, files_under, iso, kind_of, need_folder, page, walk
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, resolve, root
+from domains.files.sandbox import display, os_errors, resolve, root
 
 
 class TreeArgs(Input):

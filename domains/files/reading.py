@@ -15,8 +15,7 @@ from domains.files.args import FilePath, FolderPath, Limit, Offset
 from domains.files.capabilities import domain
 from domains.files.content import ReadEncoding, decode, looks_binary, too_big
 from domains.files.entries import Entry, describe, files_under, iso, kind_of, need_file, need_folder, page, walk
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, resolve, root
+from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.settings import settings
 
 SNIPPET_CHARS = 200

@@ -14,8 +14,7 @@ from domains.files.args import FilePath, FolderPath, Limit, Offset
 from domains.files.capabilities import domain
 from domains.files.content import looks_binary, read_text
 from domains.files.entries import files_under, need_file, page
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, resolve, root
+from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.settings import settings
 
 LINE_CHARS = 300

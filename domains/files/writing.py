@@ -15,8 +15,7 @@ from domains.files.args import FilePath
 from domains.files.capabilities import domain
 from domains.files.content import WriteEncoding, check_write, encode
 from domains.files.entries import iso, kind_of
-from domains.files.errors import os_errors
-from domains.files.sandbox import display, is_root, resolve
+from domains.files.sandbox import display, is_root, os_errors, resolve
 from domains.files.settings import settings
 
 
@@ -164,6 +163,8 @@ def delete(ctx: CallContext, args: DeleteArgs) -> dict[str, Any]:
             real.unlink()
         elif args.recursive:
             shutil.rmtree(real)  # rmtree unlinks links inside, never follows them
+        elif any(real.iterdir()):
+            raise Conflict(f"{args.path} is a folder that is not empty; pass recursive=true to delete it with its content")
         else:
             real.rmdir()
     return {"path": display(real), "type": kind, "deleted": True}

@@ -14,8 +14,7 @@ from domains.finance.amounts import line_amounts
 from domains.finance.document_tables import ExpenseClaim
 from domains.finance.entities import ACCOUNT, TAX_RATE
 from domains.finance.serialize import kind_of_account
-from domains.finance.tables import utcnow
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 
 def _priced(db: Session, account_id: int, amount: Any, tax_rate_id: int | None) -> Any:

@@ -14,19 +14,8 @@ from typing import Literal
 from sqlalchemy import Boolean, CheckConstraint, Date, ForeignKey, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from domains.finance.tables import (
-    NO_ID_REUSE,
-    Account,
-    Currency,
-    Customer,
-    UTCDateTime,
-    Vendor,
-    created,
-    money,
-    one_of,
-    updated,
-)
-from facade.kit import Base
+from domains.finance.tables import Account, Currency, Customer, Vendor, money
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column
 
 InvoiceStatus = Literal["draft", "sent", "paid", "void"]
 BillStatus = Literal["draft", "posted", "paid", "void"]
@@ -59,8 +48,8 @@ class Invoice(Base):
     void_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     recurring_invoice_id: Mapped[int | None] = mapped_column(ForeignKey("finance_recurring.id", ondelete="SET NULL"))
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     customer: Mapped[Customer] = relationship(lazy="joined")
     currency: Mapped[Currency] = relationship(lazy="joined")
@@ -112,8 +101,8 @@ class Bill(Base):
     journal_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     void_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     posted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     vendor: Mapped[Vendor] = relationship(lazy="joined")
     currency: Mapped[Currency] = relationship(lazy="joined")
@@ -167,8 +156,8 @@ class Payment(Base):
     journal_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     void_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     voided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     currency: Mapped[Currency] = relationship(lazy="joined")
     allocations: Mapped[list[PaymentAllocation]] = relationship(
@@ -212,8 +201,8 @@ class ExpenseClaim(Base):
     paid_entry_id: Mapped[int | None] = mapped_column(ForeignKey(ENTRY_FK))
     submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     reimbursed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class RecurringInvoice(Base):
@@ -234,8 +223,8 @@ class RecurringInvoice(Base):
     occurrences: Mapped[int] = mapped_column(Integer, default=0)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     notes: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     customer: Mapped[Customer] = relationship(lazy="joined")
     currency: Mapped[Currency] = relationship(lazy="joined")

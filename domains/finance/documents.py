@@ -5,7 +5,7 @@ while payments are allocated to it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -16,11 +16,19 @@ from sqlalchemy.orm import Session
 from domains.finance import ledger, rates
 from domains.finance.amounts import ZERO, check_fits, line_amounts, to_base, total
 from domains.finance.document_inputs import DocumentLine
-from domains.finance.document_tables import Bill, BillLine, Invoice, InvoiceLine, Payment, PaymentAllocation
+from domains.finance.document_tables import (
+    Bill,
+    BillLine,
+    Invoice,
+    InvoiceLine,
+    Payment,
+    PaymentAllocation,
+    RecurringInvoiceLine,
+)
 from domains.finance.entities import ACCOUNT, BILL, CUSTOMER, INVOICE, JOURNAL_ENTRY, TAX_RATE, VENDOR
 from domains.finance.serialize import invoice_number, kind_of_account
-from domains.finance.tables import Currency, utcnow
-from facade.kit import Conflict, Entity, InvalidRequest
+from domains.finance.tables import Currency
+from facade.kit import Conflict, Entity, InvalidRequest, utcnow
 
 Document = Any  # an Invoice or a Bill
 
@@ -280,9 +288,9 @@ def check_delete(kind: Kind) -> Any:
     return check
 
 
-def duplicate(db: Session, doc: Invoice, issue_date: date) -> Invoice:
-    """A new draft invoice with the same customer, currency, notes and lines."""
-    lines = [
+def copied_lines(lines: Iterable[InvoiceLine | RecurringInvoiceLine]) -> list[DocumentLine]:
+    """Stored lines (an invoice's, a template's) as the lines of a new document."""
+    return [
         DocumentLine(
             description=line.description,
             quantity=line.quantity,
@@ -290,6 +298,11 @@ def duplicate(db: Session, doc: Invoice, issue_date: date) -> Invoice:
             account_id=line.account_id,
             tax_rate_id=line.tax_rate_id,
         )
-        for line in doc.lines
+        for line in lines
     ]
+
+
+def duplicate(db: Session, doc: Invoice, issue_date: date) -> Invoice:
+    """A new draft invoice with the same customer, currency, notes and lines."""
+    lines = copied_lines(doc.lines)
     return create(db, INVOICES, doc.customer_id, issue_date, lines, currency=doc.currency, notes=doc.notes)

@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 from domains.finance.amounts import ZERO, check_fits, total
 from domains.finance.entities import ACCOUNT, UNDO_TOOL
 from domains.finance.inputs import EntryLine
-from domains.finance.tables import Account, JournalEntry, JournalLine, utcnow
-from facade.kit import Conflict, InvalidRequest, NotFound, Unavailable
+from domains.finance.tables import Account, JournalEntry, JournalLine
+from facade.kit import Conflict, InvalidRequest, NotFound, Unavailable, utcnow
 
 
 @dataclass(frozen=True, slots=True)

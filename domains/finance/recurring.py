@@ -101,19 +101,6 @@ def update(db: Session, template: RecurringInvoice, changes: dict[str, Any]) -> 
     return template
 
 
-def _as_lines(template: RecurringInvoice) -> list[DocumentLine]:
-    return [
-        DocumentLine(
-            description=line.description,
-            quantity=line.quantity,
-            unit_price=line.unit_price,
-            account_id=line.account_id,
-            tax_rate_id=line.tax_rate_id,
-        )
-        for line in template.lines
-    ]
-
-
 def run(db: Session, as_of: date, send: bool) -> dict[str, Any]:
     """Make every occurrence due on or before `as_of`; a template that fails is reported and
     left where it was, the others go on."""
@@ -132,7 +119,7 @@ def run(db: Session, as_of: date, send: bool) -> dict[str, Any]:
                     documents.INVOICES,
                     template.customer_id,
                     template.next_date,
-                    _as_lines(template),
+                    documents.copied_lines(template.lines),
                     currency=template.currency,
                     notes=template.notes,
                     recurring_invoice_id=template.id,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -16,12 +15,9 @@ from domains.finance.document_tables import (
     RecurringInvoice,
 )
 from domains.finance.tables import Account, Budget, ExchangeRate, JournalEntry
+from facade.kit import iso
 
 Line = Any  # an InvoiceLine, BillLine or RecurringInvoiceLine: the same columns
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def rate(value: Decimal | None) -> str | None:

@@ -20,8 +20,7 @@ from domains.finance.document_inputs import Allocation, PaymentCreate
 from domains.finance.document_tables import Payment, PaymentAllocation
 from domains.finance.documents import BILLS, INVOICES, Kind
 from domains.finance.entities import JOURNAL_ENTRY
-from domains.finance.tables import utcnow
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 Document = Any
 

@@ -5,16 +5,14 @@ document_tables.py."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Date,
-    DateTime,
-    Dialect,
     ForeignKey,
     Integer,
     Numeric,
@@ -23,9 +21,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, MappedColumn, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column
 
 AccountType = Literal["asset", "liability", "equity", "income", "expense"]
 # The accounts the ledger posts to by itself; each role is held by at most one account.
@@ -35,50 +32,10 @@ EntrySource = Literal["manual", "invoice", "bill", "payment", "expense_claim"]
 
 ZERO = Decimal("0.00")
 
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
-# act on a different record. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
-
 
 def money(**options: Any) -> MappedColumn[Any]:
     """An amount: exact to the cent, never a float."""
     return mapped_column(Numeric(18, 2), default=ZERO, **options)
-
-
-def created() -> MappedColumn[Any]:
-    return mapped_column(UTCDateTime, default=utcnow)
-
-
-def updated() -> MappedColumn[Any]:
-    return mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class Currency(Base):
@@ -91,8 +48,8 @@ class Currency(Base):
     symbol: Mapped[str] = mapped_column(String(8), default="")
     # The ledger's own currency: every journal amount is in it. Set by the seed, exactly one.
     is_base: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class ExchangeRate(Base):
@@ -110,8 +67,8 @@ class ExchangeRate(Base):
     currency_id: Mapped[int] = mapped_column(ForeignKey("finance_currency.id", ondelete="CASCADE"))
     rate_date: Mapped[date] = mapped_column(Date)
     rate: Mapped[Decimal] = mapped_column(Numeric(18, 6))
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     currency: Mapped[Currency] = relationship(lazy="joined")
 
@@ -124,8 +81,8 @@ class TaxRate(Base):
     name: Mapped[str] = mapped_column(String(60), unique=True)
     rate: Mapped[Decimal] = mapped_column(Numeric(5, 2))  # percent
     active: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Account(Base):
@@ -141,8 +98,8 @@ class Account(Base):
     is_bank: Mapped[bool] = mapped_column(Boolean, default=False)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     description: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Customer(Base):
@@ -155,8 +112,8 @@ class Customer(Base):
     address: Mapped[str] = mapped_column(Text, default="")
     tax_number: Mapped[str] = mapped_column(String(40), default="")
     payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Vendor(Base):
@@ -169,8 +126,8 @@ class Vendor(Base):
     address: Mapped[str] = mapped_column(Text, default="")
     tax_number: Mapped[str] = mapped_column(String(40), default="")
     payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class JournalEntry(Base):
@@ -188,8 +145,8 @@ class JournalEntry(Base):
     source_id: Mapped[int | None] = mapped_column(Integer)
     reverses_id: Mapped[int | None] = mapped_column(ForeignKey("finance_journal_entry.id"), index=True)
     posted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     lines: Mapped[list[JournalLine]] = relationship(
         back_populates="entry", cascade="all, delete-orphan", passive_deletes=True, order_by="JournalLine.id"
@@ -226,7 +183,7 @@ class Budget(Base):
     period: Mapped[str] = mapped_column(String(7))
     amount: Mapped[Decimal] = money()
     notes: Mapped[str] = mapped_column(String(200), default="")
-    created_at: Mapped[datetime] = created()
-    updated_at: Mapped[datetime] = updated()
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     account: Mapped[Account] = relationship(lazy="joined")

@@ -9,8 +9,8 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from domains.hosts.inputs import HostFilter, HostItem
-from domains.hosts.tables import Host, HostTag, Probe, utcnow
-from facade.kit import Conflict, Entity
+from domains.hosts.tables import Host, HostTag, Probe
+from facade.kit import Conflict, Entity, utcnow
 
 
 def render(host: Host) -> dict[str, Any]:

@@ -3,14 +3,12 @@ probe run against the network."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
     CheckConstraint,
-    DateTime,
-    Dialect,
     Float,
     ForeignKey,
     Integer,
@@ -19,44 +17,11 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 Role = Literal["web", "database", "cache", "worker", "proxy", "storage", "monitoring", "other"]
 ProbeKind = Literal["tcp", "http", "scan"]
-
-# SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
-# then act on another host. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Host(Base):
@@ -74,8 +39,8 @@ class Host(Base):
     role: Mapped[str] = mapped_column(String(20), default="other")
     notes: Mapped[str] = mapped_column(Text, default="")
     ssh_port: Mapped[int] = mapped_column(Integer, default=22)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     tags: Mapped[list[HostTag]] = relationship(
         back_populates="host", cascade="all, delete-orphan", passive_deletes=True, order_by="HostTag.tag"

@@ -11,12 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.inventory import ledger, serialize
-from domains.inventory.columns import utcnow
 from domains.inventory.entities import ITEM
 from domains.inventory.inputs_flow import CountedLine
 from domains.inventory.serialize import num, qty
 from domains.inventory.tables import Count, CountLine, Location, Stock
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 
 def create(db: Session, location: Location, item_ids: list[int] | None, note: str) -> Count:

@@ -19,10 +19,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domains.inventory.columns import utcnow
 from domains.inventory.serialize import cost, num, qty
 from domains.inventory.tables import Item, Location, Movement, Reservation, Stock
-from facade.kit import Conflict, InvalidRequest, records
+from facade.kit import Conflict, InvalidRequest, records, utcnow
 
 ZERO = Decimal(0)
 MAX_LEVEL = Decimal("999999999999999.999")  # the most Numeric(18, 3) holds

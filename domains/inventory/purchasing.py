@@ -10,12 +10,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from domains.inventory import ledger, serialize
-from domains.inventory.columns import utcnow
 from domains.inventory.entities import ITEM, LOCATION, SUPPLIER
 from domains.inventory.inputs_flow import OrderLine, ReceiptLine
 from domains.inventory.serialize import num, qty
 from domains.inventory.tables import OPEN_ORDER, PurchaseOrder, PurchaseOrderLine
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 
 def build_lines(db: Session, order: PurchaseOrder, lines: list[OrderLine]) -> None:

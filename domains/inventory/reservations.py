@@ -9,10 +9,9 @@ from decimal import Decimal
 from sqlalchemy.orm import Session
 
 from domains.inventory import ledger
-from domains.inventory.columns import utcnow
 from domains.inventory.serialize import num, qty
 from domains.inventory.tables import Item, Location, Movement, Reservation
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 
 def create(

@@ -11,7 +11,6 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from domains.inventory import ledger
-from domains.inventory.columns import utcnow
 from domains.inventory.entities import CATEGORY, SUPPLIER
 from domains.inventory.serialize import num
 from domains.inventory.tables import (
@@ -29,7 +28,7 @@ from domains.inventory.tables import (
     Supplier,
     Warehouse,
 )
-from facade.kit import Conflict
+from facade.kit import Conflict, utcnow
 
 
 def _free(

@@ -3,7 +3,6 @@ never floats, so that a model copying one back passes exactly what the books hol
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -19,6 +18,7 @@ from domains.inventory.tables import (
     Supplier,
     Warehouse,
 )
+from facade.kit import iso
 
 THOUSANDTH = Decimal("0.001")
 CENT = Decimal("0.01")
@@ -44,10 +44,6 @@ def num(value: Decimal | None) -> str | None:
 
 def money(value: Decimal) -> str:
     return format(Decimal(value).quantize(CENT, ROUND_HALF_UP), "f")
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def order_number(order_id: int) -> str:

@@ -15,8 +15,8 @@ from typing import Literal
 from sqlalchemy import Boolean, CheckConstraint, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from domains.inventory.columns import COST, NO_ID_REUSE, QUANTITY, UTCDateTime, one_of, utcnow
-from facade.kit import Base
+from domains.inventory.columns import COST, QUANTITY
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 MovementKind = Literal["receive", "issue", "transfer_out", "transfer_in", "adjust", "reversal"]
 OrderStatus = Literal["draft", "ordered", "partially_received", "received", "cancelled"]
@@ -25,6 +25,7 @@ OPEN_ORDER: tuple[str, ...] = ("ordered", "partially_received")
 ReservationStatus = Literal["active", "released", "fulfilled"]
 CountStatus = Literal["open", "applied", "cancelled"]
 
+
 class Category(Base):
     __tablename__ = "inventory_category"
     __table_args__ = (NO_ID_REUSE,)
@@ -32,8 +33,8 @@ class Category(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Supplier(Base):
@@ -46,8 +47,8 @@ class Supplier(Base):
     phone: Mapped[str | None] = mapped_column(String(40))
     lead_time_days: Mapped[int] = mapped_column(Integer, default=7)
     notes: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Warehouse(Base):
@@ -58,8 +59,8 @@ class Warehouse(Base):
     code: Mapped[str] = mapped_column(String(16), unique=True)
     name: Mapped[str] = mapped_column(String(120))
     address: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     locations: Mapped[list[Location]] = relationship(back_populates="warehouse", order_by="Location.id")
 
@@ -75,8 +76,8 @@ class Location(Base):
     warehouse_id: Mapped[int] = mapped_column(ForeignKey("inventory_warehouse.id"))
     code: Mapped[str] = mapped_column(String(32))
     description: Mapped[str] = mapped_column(String(200), default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     warehouse: Mapped[Warehouse] = relationship(back_populates="locations", lazy="joined")
 
@@ -112,8 +113,8 @@ class Item(Base):
     reorder_quantity: Mapped[Decimal] = mapped_column(QUANTITY, default=Decimal(0))
     track_lots: Mapped[bool] = mapped_column(Boolean, default=False)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Stock(Base):
@@ -134,7 +135,7 @@ class Stock(Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("inventory_location.id"), index=True)
     lot: Mapped[str] = mapped_column(String(64), default="")
     on_hand: Mapped[Decimal] = mapped_column(QUANTITY, default=Decimal(0))
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = updated_column()
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
@@ -184,8 +185,8 @@ class PurchaseOrder(Base):
     notes: Mapped[str] = mapped_column(Text, default="")
     ordered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     supplier: Mapped[Supplier] = relationship(lazy="joined")
     # The database cascades deletes (ON DELETE CASCADE); passive_deletes spares loading lines.
@@ -235,8 +236,8 @@ class Reservation(Base):
     status: Mapped[str] = mapped_column(String(20), default="active")
     created_by: Mapped[str] = mapped_column(String(120))
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
@@ -253,8 +254,8 @@ class Count(Base):
     status: Mapped[str] = mapped_column(String(20), default="open")
     note: Mapped[str] = mapped_column(Text, default="")
     applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     location: Mapped[Location] = relationship(lazy="joined")
     lines: Mapped[list[CountLine]] = relationship(

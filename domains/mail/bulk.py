@@ -12,8 +12,8 @@ from domains.mail import addresses, checks, compose, inputs, smtp, threads
 from domains.mail.capabilities import domain
 from domains.mail.drafts import sender
 from domains.mail.entities import FOLDER, MESSAGE, system_folder
-from domains.mail.tables import Contact, Message, utcnow
-from facade.kit import CallContext, DomainError, InvalidRequest, NotFound
+from domains.mail.tables import Contact, Message
+from facade.kit import CallContext, DomainError, InvalidRequest, NotFound, utcnow
 
 Result = dict[str, Any]
 

@@ -9,8 +9,8 @@ from domains.mail import addresses, checks, compose, inputs, serialize, smtp, th
 from domains.mail.capabilities import domain
 from domains.mail.entities import MESSAGE, system_folder
 from domains.mail.settings import settings
-from domains.mail.tables import Message, utcnow
-from facade.kit import CallContext, InvalidRequest, Unavailable
+from domains.mail.tables import Message
+from facade.kit import CallContext, InvalidRequest, Unavailable, utcnow
 
 Result = dict[str, Any]
 

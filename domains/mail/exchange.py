@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from domains.mail import addresses, checks, compose, inputs, serialize, threads
 from domains.mail.capabilities import domain
 from domains.mail.entities import FOLDER, MESSAGE, THREAD
-from domains.mail.tables import Message, utcnow
-from facade.kit import CallContext, Conflict
+from domains.mail.tables import Message
+from facade.kit import CallContext, Conflict, utcnow
 
 Result = dict[str, Any]
 UNIX_LINES = policy.default.clone(linesep="\n")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from typing import Any
 
 from domains.mail import addresses
 from domains.mail.tables import Contact, Folder, Label, Message, Rule
+from facade.kit import iso
 
 SNIPPET = 140
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def snippet(text: str, width: int = SNIPPET) -> str:

@@ -3,14 +3,11 @@ contacts and stored filter rules stand beside them."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
-    CheckConstraint,
-    DateTime,
-    Dialect,
     ForeignKey,
     Integer,
     String,
@@ -18,44 +15,11 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 FolderRole = Literal["inbox", "sent", "drafts", "archive", "trash", "custom"]
 SYSTEM_ROLES: tuple[str, ...] = ("inbox", "sent", "drafts", "archive", "trash")
-
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
-# act on a different message. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Folder(Base):
@@ -67,8 +31,8 @@ class Folder(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     role: Mapped[str] = mapped_column(String(10), default="custom")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Thread(Base):
@@ -80,7 +44,7 @@ class Thread(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     subject: Mapped[str] = mapped_column(String(500), default="")
     subject_key: Mapped[str] = mapped_column(String(500), default="", index=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
 
 class Label(Base):
@@ -90,7 +54,7 @@ class Label(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(60), unique=True)
     color: Mapped[str | None] = mapped_column(String(7))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
 
 class MessageLabel(Base):
@@ -128,8 +92,8 @@ class Message(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     is_read: Mapped[bool] = mapped_column(Boolean, default=False)
     is_flagged: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     folder: Mapped[Folder] = relationship(lazy="joined")
     thread: Mapped[Thread] = relationship()
@@ -144,8 +108,8 @@ class Contact(Base):
     name: Mapped[str] = mapped_column(String(120))
     email: Mapped[str] = mapped_column(String(320), unique=True)
     notes: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
 
 class Rule(Base):
@@ -165,5 +129,5 @@ class Rule(Base):
     add_label_id: Mapped[int | None] = mapped_column(ForeignKey("mail_label.id"), index=True)
     mark_read: Mapped[bool] = mapped_column(Boolean, default=False)
     flag: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()

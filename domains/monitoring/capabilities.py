@@ -19,8 +19,8 @@ from sqlalchemy import ColumnElement, delete, func, select
 from domains.monitoring import bulk, inputs, metrics, reports, rules, runner, serialize
 from domains.monitoring.entities import ALERT, CHECK, RESULT, SILENCE
 from domains.monitoring.seed import seed
-from domains.monitoring.tables import Alert, Check, Result, Silence, utcnow
-from facade.kit import CallContext, Domain, InvalidRequest, records
+from domains.monitoring.tables import Alert, Check, Result, Silence
+from facade.kit import CallContext, Domain, InvalidRequest, records, utcnow
 
 Out = dict[str, Any]
 DEFAULT_WINDOW = timedelta(days=7)

@@ -12,8 +12,8 @@ import psutil
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.monitoring.tables import Sample, utcnow
-from facade.kit import InvalidRequest
+from domains.monitoring.tables import Sample
+from facade.kit import InvalidRequest, utcnow
 
 Metric = Literal["cpu_percent", "memory_percent", "memory_used_bytes", "disk_percent", "load_1", "load_5", "load_15"]
 # Long enough for a meaningful CPU reading, short enough for a tool call (psutil's first

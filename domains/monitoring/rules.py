@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, object_session
 
 from domains.monitoring import kinds
-from domains.monitoring.tables import Alert, Check, Result, Silence, utcnow
-from facade.kit import Conflict, InvalidRequest
+from domains.monitoring.tables import Alert, Check, Result, Silence
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 SEVERITY_RANK = {"ok": 0, "warn": 1, "critical": 2}
 

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from domains.monitoring import kinds, rules, serialize
 from domains.monitoring.probes import Measurement, probe
 from domains.monitoring.settings import settings
-from domains.monitoring.tables import Check, Result, utcnow
+from domains.monitoring.tables import Check, Result
+from facade.kit import utcnow
 
 MAX_PARALLEL = 8
 

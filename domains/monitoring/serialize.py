@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from domains.monitoring import kinds
-from domains.monitoring.tables import Alert, Check, Result, Sample, Silence, utcnow
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+from domains.monitoring.tables import Alert, Check, Result, Sample, Silence
+from facade.kit import iso, utcnow
 
 
 def check(c: Check) -> dict[str, Any]:

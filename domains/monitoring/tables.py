@@ -4,15 +4,12 @@ samples of the machine's own metrics."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
-    CheckConstraint,
-    DateTime,
-    Dialect,
     Float,
     ForeignKey,
     Index,
@@ -22,46 +19,13 @@ from sqlalchemy import (
     and_,
 )
 from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 Kind = Literal["tcp", "http", "disk", "process", "file_age"]
 State = Literal["ok", "warn", "critical"]
 CheckState = Literal["unknown", "ok", "warn", "critical"]
 Severity = Literal["warn", "critical"]
-
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale alert id
-# would then acknowledge someone else's alert. AUTOINCREMENT never reuses ids.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Check(Base):
@@ -81,8 +45,8 @@ class Check(Base):
     state_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_value: Mapped[float | None] = mapped_column(Float)
     last_checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     silences: Mapped[list[Silence]] = relationship(
         back_populates="check", cascade="all, delete-orphan", passive_deletes=True, order_by="Silence.id"
@@ -146,7 +110,7 @@ class Silence(Base):
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
     reason: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(String(120))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
     check: Mapped[Check] = relationship(back_populates="silences")
 

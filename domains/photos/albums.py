@@ -18,9 +18,8 @@ from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, records
 
 from domains.photos import inputs
 from domains.photos.capabilities import domain
-from domains.photos.errors import os_errors
 from domains.photos.library import ALBUM, PHOTO, add_to_album, render_album
-from domains.photos.sandbox import display, resolve
+from domains.photos.sandbox import display, os_errors, resolve
 from domains.photos.tables import Album, AlbumPhoto, Photo
 
 COMPRESSED = {"jpeg", "png", "webp", "gif"}  # storing these again in a zip gains nothing

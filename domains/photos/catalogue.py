@@ -13,20 +13,17 @@ from facade.kit import CallContext, InvalidRequest, records
 
 from domains.photos import inputs
 from domains.photos.capabilities import domain
-from domains.photos.errors import os_errors
-from domains.photos.images import encode, load_bytes, need_image_name, opened, upright, write_file
+from domains.photos.images import encode, load_bytes, need_image_name, opened, upright
 from domains.photos.library import ALBUM, PHOTO, PHOTO_LOAD, register, render
-from domains.photos.sandbox import display, existing_file, resolve, root
+from domains.photos.sandbox import existing_file, folder_prefix, os_errors, remove_file, resolve, write_file
 from domains.photos.tables import AlbumPhoto, PersonLabel, Photo, PhotoTag
 
 THUMBNAILS = ".thumbnails"  # inside the root, hidden from rescans by its leading dot
 
 
 def folder_condition(folder: str) -> list[ColumnElement[bool]]:
-    real = resolve(folder)
-    if real == root():
-        return []
-    return [Photo.path.startswith(display(real) + "/", autoescape=True)]
+    prefix = folder_prefix(resolve(folder))
+    return [Photo.path.startswith(prefix, autoescape=True)] if prefix else []
 
 
 def _photo_where(args: inputs.PhotoFilter) -> list[ColumnElement[bool]]:
@@ -154,11 +151,5 @@ def photo_delete(ctx: CallContext, args: inputs.PhotoDelete) -> dict[str, Any]:
     path = photo.path
     ctx.db.delete(photo)
     ctx.db.flush()
-    file_deleted = False
-    if args.delete_file:
-        real = resolve(path)
-        with os_errors(path):
-            if real.is_file():
-                real.unlink()
-                file_deleted = True
+    file_deleted = remove_file(path) if args.delete_file else False
     return {"deleted": {"photo_id": args.photo_id, "path": path}, "file_deleted": file_deleted}

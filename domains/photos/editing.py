@@ -13,11 +13,10 @@ from facade.kit import CallContext, Conflict, InvalidRequest
 
 from domains.photos import inputs
 from domains.photos.capabilities import domain
-from domains.photos.errors import os_errors
 from domains.photos.exif import TAG
-from domains.photos.images import JPEG_QUALITY, WRITE_SUFFIX, encode, free_name, load_bytes, opened, upright, write_file
+from domains.photos.images import JPEG_QUALITY, WRITE_SUFFIX, encode, free_name, load_bytes, opened, upright
 from domains.photos.library import PHOTO, refresh, register, render
-from domains.photos.sandbox import display, existing_file, resolve
+from domains.photos.sandbox import display, existing_file, os_errors, resolve, write_file
 from domains.photos.settings import settings
 
 Transform = Callable[[Image.Image], Image.Image]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,10 +13,11 @@ from pathlib import Path
 
 from PIL import Image, ImageOps
 
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import InvalidRequest
 
 from domains.photos import exif as exif_fields
-from domains.photos.errors import decoding, os_errors
+from domains.photos.errors import decoding
+from domains.photos.sandbox import os_errors, read_bytes
 from domains.photos.settings import settings
 
 SUFFIX_FORMATS: dict[str, str] = {
@@ -53,12 +52,7 @@ def need_image_name(real: Path, given: str) -> None:
 
 
 def load_bytes(real: Path, given: str) -> bytes:
-    limit = settings().max_file_bytes
-    with os_errors(given):
-        size = real.stat().st_size
-        if size > limit:
-            raise InvalidRequest(f"{given} is {size:,} bytes, over the {limit:,}-byte limit for an image")
-        return real.read_bytes()
+    return read_bytes(real, given, limit=settings().max_file_bytes, purpose="for an image")
 
 
 @contextmanager
@@ -113,24 +107,6 @@ def encode(image: Image.Image, fmt: str, *, exif: Image.Exif | None = None, qual
         options["quality"] = quality
     image.save(buffer, fmt, **options)
     return buffer.getvalue()
-
-
-def write_file(real: Path, given: str, data: bytes, *, overwrite: bool) -> None:
-    """Write `data` at `real` whole or not at all (a temporary file renamed into place)."""
-    with os_errors(given):
-        if real.is_dir():
-            raise InvalidRequest(f"{given} is a folder; give a file path")
-        if real.exists() and not overwrite:
-            raise Conflict(f"{given} already exists; pick another name or pass overwrite=true")
-        real.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=real.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, real)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
 
 
 def free_name(folder: Path, stem: str, suffix: str) -> Path:

@@ -11,17 +11,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from facade.kit import Conflict, Entity
+from facade.kit import Conflict, Entity, iso, utcnow
 
 from domains.photos.images import Facts, facts
 from domains.photos.sandbox import display
-from domains.photos.tables import Album, AlbumPhoto, Photo, PhotoTag, utcnow
+from domains.photos.tables import Album, AlbumPhoto, Photo, PhotoTag
 
 PHOTO_LOAD = (selectinload(Photo.tags), selectinload(Photo.people), selectinload(Photo.memberships))
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def render(photo: Photo) -> dict[str, Any]:

@@ -14,10 +14,9 @@ from facade.kit import CallContext, DomainError, InvalidRequest
 from domains.photos import inputs
 from domains.photos.capabilities import domain
 from domains.photos.catalogue import THUMBNAILS, folder_condition
-from domains.photos.errors import os_errors
 from domains.photos.images import is_image_name
 from domains.photos.library import PHOTO_LOAD, refresh, register
-from domains.photos.sandbox import display, resolve
+from domains.photos.sandbox import display, os_errors, resolve
 from domains.photos.tables import Album, PersonLabel, Photo, PhotoTag
 
 

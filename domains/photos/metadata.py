@@ -16,9 +16,9 @@ from facade.kit import CallContext, InvalidRequest
 from domains.photos import exif as exif_fields
 from domains.photos import inputs
 from domains.photos.capabilities import domain
-from domains.photos.images import load_bytes, opened, write_file
+from domains.photos.images import load_bytes, opened
 from domains.photos.library import PHOTO, refresh, render
-from domains.photos.sandbox import existing_file
+from domains.photos.sandbox import existing_file, write_file
 from domains.photos.tables import Photo
 
 EDITABLE = ("taken_at", "camera_make", "camera_model", "latitude", "longitude", "description", "artist")

@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 
 from domains.photos import art
 from domains.photos import exif as exif_fields
-from domains.photos.images import encode, write_file
+from domains.photos.images import encode
 from domains.photos.library import add_to_album, register
-from domains.photos.sandbox import root
+from domains.photos.sandbox import root, write_file
 from domains.photos.tables import Album, PersonLabel, Photo
 
 # Fixed timestamps rather than "now", so that two seeded libraries hold the same rows.

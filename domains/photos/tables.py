@@ -3,14 +3,11 @@ and the people labelled in a photo."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
     CheckConstraint,
-    DateTime,
-    Dialect,
     Float,
     ForeignKey,
     Integer,
@@ -19,35 +16,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
-
-# SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
-# then act on another photo; AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, updated_column, utcnow
 
 
 class Photo(Base):
@@ -74,7 +44,7 @@ class Photo(Base):
     caption: Mapped[str] = mapped_column(Text, default="")
     file_modified_at: Mapped[datetime] = mapped_column(UTCDateTime)
     imported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = updated_column()
 
     # The database cascades deletes (ON DELETE CASCADE); passive_deletes spares loading children.
     tags: Mapped[list[PhotoTag]] = relationship(
@@ -95,8 +65,8 @@ class Album(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(120), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     memberships: Mapped[list[AlbumPhoto]] = relationship(
         back_populates="album", cascade="all, delete-orphan", passive_deletes=True, order_by="AlbumPhoto.position"
@@ -128,7 +98,7 @@ class PhotoTag(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     photo_id: Mapped[int] = mapped_column(ForeignKey("photos_photo.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(50), index=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
     photo: Mapped[Photo] = relationship(back_populates="tags")
 
@@ -146,6 +116,6 @@ class PersonLabel(Base):
     box_top: Mapped[int | None] = mapped_column(Integer)
     box_width: Mapped[int | None] = mapped_column(Integer)
     box_height: Mapped[int | None] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_at: Mapped[datetime] = created_column()
 
     photo: Mapped[Photo] = relationship(back_populates="people")

@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 from domains.projects.entities import MILESTONE, PROJECT, writable
 from domains.projects.inputs import TaskItem
 from domains.projects.serialize import OPEN_STATUSES
-from domains.projects.tables import Assignment, Comment, Milestone, Person, Project, Task, utcnow
-from facade.kit import Conflict, InvalidRequest
+from domains.projects.tables import Assignment, Comment, Milestone, Person, Project, Task
+from facade.kit import Conflict, InvalidRequest, utcnow
 
 # Where a task may go from each status; "done" and "cancelled" reopen to "todo" only, so that a
 # reopened task is triaged again rather than silently resumed.

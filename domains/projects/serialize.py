@@ -6,12 +6,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from domains.projects.tables import Comment, Milestone, Person, Project, Task
+from facade.kit import iso
 
 OPEN_STATUSES: tuple[str, ...] = ("todo", "in_progress", "blocked")
-
-
-def iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def is_overdue(task: Task, today: date | None = None) -> bool:

@@ -3,51 +3,18 @@ the assignments of people to it."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
-from typing import Any, Literal, get_args
+from datetime import date, datetime
+from typing import Literal
 
-from sqlalchemy import CheckConstraint, Date, DateTime, Dialect, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 ProjectStatus = Literal["active", "on_hold", "completed"]
 MilestoneStatus = Literal["open", "closed"]
 TaskStatus = Literal["todo", "in_progress", "blocked", "done", "cancelled"]
 Priority = Literal["low", "medium", "high", "urgent"]
-
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
-# act on a different record. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def one_of(column: str, values: Any) -> CheckConstraint:
-    """`column IN (...)` over a Literal's values, named `ck_<table>_<column>` by the convention."""
-    listed = ", ".join(f"'{v}'" for v in get_args(values))
-    return CheckConstraint(f"{column} IN ({listed})", name=column)
 
 
 class Project(Base):
@@ -59,8 +26,8 @@ class Project(Base):
     description: Mapped[str] = mapped_column(Text, default="")
     status: Mapped[str] = mapped_column(String(20), default="active")
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     # The database cascades deletes (ON DELETE CASCADE); passive_deletes spares loading children.
     milestones: Mapped[list[Milestone]] = relationship(
@@ -82,8 +49,8 @@ class Milestone(Base):
     description: Mapped[str] = mapped_column(Text, default="")
     due_date: Mapped[date | None] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(20), default="open")
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     project: Mapped[Project] = relationship(back_populates="milestones")
     # Deleting a milestone detaches its tasks (ON DELETE SET NULL); it never deletes them.
@@ -97,8 +64,8 @@ class Person(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(120))
     email: Mapped[str] = mapped_column(String(254), unique=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     assignments: Mapped[list[Assignment]] = relationship(
         back_populates="person", cascade="all, delete-orphan", passive_deletes=True
@@ -120,8 +87,8 @@ class Task(Base):
     priority: Mapped[str] = mapped_column(String(10), default="medium")
     due_date: Mapped[date | None] = mapped_column(Date)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     project: Mapped[Project] = relationship(back_populates="tasks")
     milestone: Mapped[Milestone | None] = relationship(back_populates="tasks")
@@ -141,8 +108,8 @@ class Comment(Base):
     task_id: Mapped[int] = mapped_column(ForeignKey("projects_task.id", ondelete="CASCADE"), index=True)
     author: Mapped[str] = mapped_column(String(120))
     body: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     task: Mapped[Task] = relationship(back_populates="comments")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 
-from domains.services import probes, processes, rules, runner, serialize
+from domains.services import probes, processes, rules, runner, sandbox, serialize
 from domains.services.inputs import (
     Nothing,
     ServiceArgs,
@@ -58,7 +58,7 @@ def status_of(service: Service) -> Result:
     proc = processes.owned(service)
     managed = proc is not None
     if proc is None:
-        found = processes.running_command(rules.argv(service.command))
+        found = processes.running_command(rules.argv(service.command), sandbox.resolve(service.working_dir))
         proc = found[0] if found else None
     timeout = settings().probe_timeout
     state = "running" if managed else "unmanaged" if proc is not None else "stopped"

@@ -5,6 +5,7 @@ service's command, process details, and listening ports. Nothing here signals a 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import socket
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -38,15 +39,16 @@ def owned(service: Service) -> psutil.Process | None:
     return proc
 
 
-def running_command(argv: list[str], exclude: int | None = None) -> list[psutil.Process]:
+def running_command(argv: list[str], cwd: Path, exclude: int | None = None) -> list[psutil.Process]:
     """Live processes whose command line is `argv` (the program compared by file name, so that
-    `python3` matches `/usr/bin/python3`)."""
+    `python3` matches `/usr/bin/python3`) running in the service's own folder `cwd`: the same
+    command run elsewhere (another sandbox, another user's `sleep 300`) is not this service."""
     found: list[psutil.Process] = []
-    for proc in psutil.process_iter(["pid", "cmdline", "status"]):
+    for proc in psutil.process_iter(["pid", "cmdline", "status", "cwd"]):
         info = proc.info
         if info["pid"] == exclude or info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        if same_command(info.get("cmdline") or [], argv):
+        if same_command(info.get("cmdline") or [], argv) and info.get("cwd") and Path(info["cwd"]) == cwd:
             found.append(proc)
     return found
 

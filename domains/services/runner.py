@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -19,8 +20,8 @@ from sqlalchemy.orm import Session
 from domains.services import processes, rules, sandbox
 from domains.services.probes import tcp
 from domains.services.settings import settings
-from domains.services.tables import Service, ServiceEvent, utcnow
-from facade.kit import Conflict, InvalidRequest, Unavailable
+from domains.services.tables import Service, ServiceEvent
+from facade.kit import Conflict, InvalidRequest, Unavailable, utcnow
 
 # What a service inherits from the server's environment: enough to find programs and speak the
 # locale, never the server's own settings and secrets (database URLs, tokens).
@@ -63,7 +64,7 @@ def forget(db: Session, service: Service) -> int | None:
 
 def strangers(service: Service) -> None:
     """Refuse when the service's command already runs in a process this domain did not start."""
-    others = processes.running_command(rules.argv(service.command))
+    others = processes.running_command(rules.argv(service.command), sandbox.resolve(service.working_dir))
     if others:
         raise Conflict(
             f"service {service.id} ({service.name}) already runs as pid {others[0].pid}, which this domain did "
@@ -135,6 +136,20 @@ def _reap(child: subprocess.Popen[bytes]) -> None:
     _exit_codes[child.pid] = child.wait()
 
 
+def _signal_group(proc: psutil.Process, sig: signal.Signals) -> None:
+    """Signal the service's process group, which exists only because this domain started it;
+    fall back to the process alone if the group is already gone."""
+    try:
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, sig)
+            return
+    except ProcessLookupError:
+        return
+    except PermissionError:
+        pass
+    proc.send_signal(sig)
+
+
 def stop(db: Session, service: Service) -> dict[str, Any]:
     proc = processes.owned(service)
     if proc is None:
@@ -147,12 +162,16 @@ def stop(db: Session, service: Service) -> dict[str, Any]:
     kind = "stopped"
     code: int | None = None
     try:
-        proc.terminate()
-        ended, alive = psutil.wait_procs([proc], timeout=wait)
+        # The service runs in a session of its own (start_new_session): its process group is the
+        # service, children included — a shell's `sleep` must not outlive `stop`.
+        family = [proc, *proc.children(recursive=True)]
+        _signal_group(proc, signal.SIGTERM)
+        ended, alive = psutil.wait_procs(family, timeout=wait)
         if alive:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
             kind = "killed"
-            ended, _ = psutil.wait_procs(alive, timeout=wait)
+            more, _ = psutil.wait_procs(alive, timeout=wait)
+            ended += more
         # wait_procs sets `returncode` on each ended process (None when it was not our child).
         code = next((c for c in (getattr(p, "returncode", None) for p in ended) if c is not None), None)
     except psutil.NoSuchProcess:

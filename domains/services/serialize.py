@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from domains.services.tables import Service, ServiceEvent
+from facade.kit import iso
 
 # The fields of a definition: what export writes and import reads back.
 DEFINITION = ("name", "description", "command", "working_dir", "port", "health_url", "log_file", "enabled")
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def definition(s: Service) -> dict[str, Any]:

@@ -3,42 +3,15 @@ for it) and the history of starts and stops."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Literal
 
-from sqlalchemy import Boolean, CheckConstraint, DateTime, Dialect, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
-from facade.kit import Base
+from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column, utcnow
 
 EventKind = Literal["started", "stopped", "killed", "exited"]
-
-# SQLite would hand a deleted row's id to the next insert; a model holding a stale id would then
-# act on a different service. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
-NO_ID_REUSE: dict[str, Any] = {"sqlite_autoincrement": True}
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend; SQLite keeps no zone, so UTC is stored
-    and attached again on read."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Service(Base):
@@ -65,8 +38,8 @@ class Service(Base):
     # display: it is compared with psutil's value to recognise the process, so it stays a float.
     pid_created: Mapped[float | None] = mapped_column(Float)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
 
     # Targets by module path: every domain shares one declarative registry, where a bare class
     # name (another domain's "Event") can be ambiguous.
@@ -84,7 +57,7 @@ class ServiceEvent(Base):
 
     __tablename__ = "services_event"
     __table_args__ = (
-        CheckConstraint(f"kind IN ({', '.join(repr(k) for k in get_args(EventKind))})", name="kind"),
+        one_of("kind", EventKind),
         NO_ID_REUSE,
     )
 

@@ -16,13 +16,11 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from domains.docker import domain
-from facade.capability import CallContext
-from facade.db import make_engine, session_factory
 from facade.kit import Conflict, InvalidRequest, NotFound, Unavailable
-from facade.migrate import upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, sqlite_engine
 from tests.fakes.docker_engine import API, FakeEngine, UnixHTTPServer, handler_for, running_engine
 
+docker = DomainHarness(domain)
 NO_ENGINE = "docker engine not reachable at {host}; start Docker or set FACADE_DOCKER_HOST"
 
 
@@ -37,35 +35,13 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEngine]:
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Engine]:
     """The domain has no tables, but calls still get a migrated database, as the server does."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    upgrade(engine, Registry([domain]))
+    engine = docker.migrated(sqlite_engine(tmp_path / "facade.db"))
     yield engine
     engine.dispose()
 
 
 def call(action: str, /, **args: Any) -> Any:
-    cap = next(c for c in domain.capabilities if c.action == action)
-    return cap.handler(CallContext(agent="test", conversation="c1"), cap.input_model.model_validate(args))
-
-
-def walk(db: Engine) -> list[tuple[str, Any]]:
-    """Every capability's example in registration order, through the parsed model the server
-    validates against; returns (name, result or exception)."""
-    outcomes: list[tuple[str, Any]] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, cap.name
-        ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(db))
-        try:
-            args = cap.parsed_model.model_validate({**cap.example, "auth_token": "", "conversation_id": "c1"})
-            outcomes.append((cap.name, cap.handler(ctx, args)))
-            if ctx.opened_db is not None:
-                ctx.opened_db.commit()
-        except Exception as exc:  # collected, so one failure shows every other one too
-            outcomes.append((cap.name, exc))
-        finally:
-            if ctx.opened_db is not None:
-                ctx.opened_db.close()
-    return outcomes
+    return docker.call(None, action, **args)
 
 
 class TestDeclaration:
@@ -78,9 +54,7 @@ class TestDeclaration:
         assert 0.5 <= tiers.count("core") / len(tiers) <= 0.65
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and ". " not in cap.description, cap.name
-            assert len(cap.description) <= 100 and "token" not in cap.description.lower(), cap.name
+        docker.assert_descriptions_are_one_sentence(max_length=100)
 
     def test_raw_dumps_and_bulk_are_full(self) -> None:
         tiers = {c.action: c.tier for c in domain.capabilities}
@@ -102,9 +76,9 @@ class TestWithoutEngine:
     ) -> None:
         host = f"unix://{tmp_path / 'docker.sock'}"
         monkeypatch.setenv("FACADE_DOCKER_HOST", host)
-        outcomes = walk(db)
+        outcomes = docker.walk(db)
         assert len(outcomes) == len(domain.capabilities)
-        for name, outcome in outcomes:
+        for name, outcome in outcomes.items():
             assert isinstance(outcome, Unavailable), f"{name}: {outcome!r}"
             assert str(outcome) == "unavailable: " + NO_ENGINE.format(host=host), name
 
@@ -134,12 +108,7 @@ class TestWalkAgainstAnEngine:
     """Against the fake engine every example succeeds, in order, with JSON-friendly results."""
 
     def test_every_example_succeeds(self, fake: FakeEngine, db: Engine) -> None:
-        outcomes = walk(db)
-        failures = [f"{n}: {type(o).__name__}: {o}" for n, o in outcomes if isinstance(o, Exception)]
-        assert not failures, "\n".join(failures)
-        for name, result in outcomes:
-            assert isinstance(result, dict) and result, name
-            json.dumps(result)
+        docker.assert_walk_succeeds(db)
         assert "old-job" not in fake.containers and "alpine:3.19" not in fake.images
         assert fake.containers["worker"]["State"] == "running"
 
@@ -242,9 +211,8 @@ class TestRequests:
             ("inspect_image", {"image": "nginx/../../containers/web"}),
             ("container_exec", {"container": "web", "command": []}),
         ]:
-            cap = next(c for c in domain.capabilities if c.action == action)
             with pytest.raises(ValidationError):
-                cap.input_model.model_validate(args)
+                docker.capability(action).input_model.model_validate(args)
 
 
 class TestResponses:

@@ -4,12 +4,7 @@ domain's rules and messages hold, and the migration builds exactly the schema of
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,171 +12,40 @@ import docx
 import openpyxl
 import pypdf
 import pytest
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, select
 
 from domains.documents import domain
 from domains.documents.seed import FILES
 from domains.documents.tables import Document, Tag
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, Library, MigrationContract, count, postgres_schemas, sqlite_engine
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "documents_"
-ROOT_ENV = "FACADE_DOCUMENTS_ROOT"
+documents = DomainHarness(domain, root_env="FACADE_DOCUMENTS_ROOT")
+call, migrated, seeded = documents.call, documents.migrated, documents.seeded
 
 
 # Helpers and fixtures
 
 
-@dataclass
-class Library:
-    """A migrated, seeded database and its documents folder."""
-
-    engine: Engine
-    root: Path
-
-
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    """Run `documents.<action>` the way the server does: validate with the identity fields,
-    handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def assert_walk_succeeds(engine: Engine) -> None:
-    """Every capability's example, in registration order, succeeds with JSON-friendly data."""
-    failures: list[str] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            result = call(engine, cap.action, **cap.example)
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            failures.append(f"{cap.name}: {type(exc).__name__}: {exc}")
-            continue
-        if not (isinstance(result, dict) and result):
-            failures.append(f"{cap.name} returned {result!r}")
-        json.dumps(result)
-    assert not failures, "\n".join(failures)
-
-
-def count(engine: Engine, table: type[Any], *where: Any) -> int:
-    with session_factory(engine)() as session:
-        return session.scalar(select(func.count()).select_from(table).where(*where)) or 0
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One seeded database and folder per module; each test works on its own copy (seeding
-    writes real office files, which is too slow to repeat for every test)."""
-    folder = tmp_path_factory.mktemp("documents-template")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(ROOT_ENV, str(folder / "root"))
-        engine = seeded(migrated(make_engine(f"sqlite:///{folder / 'facade.db'}")))
-        engine.dispose()
-    return folder
+    return documents.template(tmp_path_factory.mktemp("documents-template"))
 
 
 @pytest.fixture
 def lib(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Library]:
-    shutil.copytree(template / "root", tmp_path / "root", symlinks=True)
-    shutil.copy(template / "facade.db", tmp_path / "facade.db")
-    monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield Library(engine, tmp_path / "root")
-    engine.dispose()
+    root = documents.sandbox(tmp_path, monkeypatch)
+    with documents.copy(template, tmp_path) as engine:
+        yield Library(engine, root)
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"documents_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the domain's tables, in a comparable form."""
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    Base.metadata.create_all(engine, tables=[t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)])
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 # Tests
@@ -201,14 +65,10 @@ class TestCatalogue:
         assert [c.name for c in domain.capabilities if c.tier != tier_for(c.action)] == []
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 90, cap.name
-            assert "token" not in cap.description.lower(), cap.name
+        documents.assert_descriptions_are_one_sentence(max_length=90)
 
     def test_no_model_declares_identity_fields(self) -> None:
-        for cap in domain.capabilities:
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
+        documents.assert_no_identity_fields()
 
     def test_annotations(self) -> None:
         reads = {c.action for c in domain.capabilities if c.annotations.read_only}
@@ -221,39 +81,21 @@ class TestExampleWalk:
     and folder, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-        assert_walk_succeeds(seeded(migrated(make_engine(f"sqlite:///{tmp_path / 'facade.db'}"))))
+        documents.sandbox(tmp_path, monkeypatch)
+        documents.assert_walk_succeeds(seeded(migrated(sqlite_engine(tmp_path / "facade.db"))))
         assert not (tmp_path / "root" / "scratch" / "old-draft.md").exists()
 
     def test_postgresql(
         self, pg_schema: Callable[[], Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-        assert_walk_succeeds(seeded(migrated(pg_schema())))
+        documents.sandbox(tmp_path, monkeypatch)
+        documents.assert_walk_succeeds(seeded(migrated(pg_schema())))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the two documents tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        assert len(by_migration) == 2
-        assert by_migration == schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == 2
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, tmp_path: Path) -> None:
-        engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
-        registry = Registry([domain])
-        upgrade(engine, registry)
-        config = alembic_config(registry)
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "documents@base")
-        assert not [t for t in inspect(engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = documents, 2
 
 
 class TestSeed:
@@ -281,10 +123,10 @@ class TestSeed:
         assert (lib.root / "notes/meeting-2026-10-05.md").read_text() == "changed by hand"
 
     def test_a_users_file_is_kept_and_indexed_as_found(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
+        documents.sandbox(tmp_path, monkeypatch)
         (tmp_path / "root/notes").mkdir(parents=True)
         (tmp_path / "root/notes/meeting-2026-10-05.md").write_text("# Mine\n\nkeep me\n")
-        engine = seeded(migrated(make_engine(f"sqlite:///{tmp_path / 'f.db'}")))
+        engine = seeded(migrated(sqlite_engine(tmp_path / "f.db")))
         assert (tmp_path / "root/notes/meeting-2026-10-05.md").read_text() == "# Mine\n\nkeep me\n"
         assert call(engine, "document_search", query="keep me")["results"][0]["document"]["id"] == 8
 

@@ -11,31 +11,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from facade.kit import CallContext, Capability, Conflict, Forbidden, InvalidRequest, NotFound, Unavailable
+from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, Unavailable
 
 from domains.files import domain
 from domains.files.capabilities import domain as declared
 from domains.files.seed import TREE, seed
+from tests.domains.harness import DomainHarness
 
-CTX = CallContext(agent="test", conversation="c1")
-
-
-def capability(action: str) -> Capability:
-    for cap in domain.capabilities:
-        if cap.name == f"files.{action}":
-            return cap
-    raise AssertionError(f"no capability files.{action}")
+files = DomainHarness(domain, root_env="FACADE_FILES_ROOT")
+capability = files.capability
 
 
 def call(action: str, /, **args: Any) -> dict[str, Any]:
-    cap = capability(action)
-    return cap.handler(CTX, cap.input_model.model_validate(args))
+    """The domain has no tables: calls run without a database."""
+    return files.call(None, action, **args)
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "root"
-    monkeypatch.setenv("FACADE_FILES_ROOT", str(folder))
+    folder = files.sandbox(tmp_path, monkeypatch)
     seed(None)
     return folder
 
@@ -64,12 +58,10 @@ class TestDeclaration:
     def test_every_capability_has_an_example_and_a_one_sentence_description(self) -> None:
         for cap in domain.capabilities:
             assert cap.example is not None, cap.name
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert "token" not in cap.description.lower(), cap.name
+        files.assert_descriptions_are_one_sentence()
 
     def test_no_model_declares_identity_fields(self) -> None:
-        for cap in domain.capabilities:
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
+        files.assert_no_identity_fields()
 
     def test_changes_are_annotated(self) -> None:
         for name in ("delete", "bulk_delete", "write", "move", "copy", "replace_text", "archive_extract"):
@@ -83,16 +75,12 @@ class TestExamples:
     """Every capability's example succeeds, run in registration order on a fresh seed."""
 
     def test_every_example_runs(self, root: Path) -> None:
-        ran = []
-        for cap in domain.capabilities:
-            result = cap.handler(CTX, cap.input_model.model_validate(cap.example))
-            assert isinstance(result, dict), cap.name
-            ran.append(cap.name)
-        assert len(ran) == len(domain.capabilities) >= 25
+        outcomes = files.assert_walk_succeeds(None)
+        assert len(outcomes) == len(domain.capabilities) >= 25
 
     def test_examples_touch_only_the_root(self, root: Path, outside: Path) -> None:
         for cap in domain.capabilities:
-            cap.handler(CTX, cap.input_model.model_validate(cap.example))
+            files.run(None, cap, cap.example)
         assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 

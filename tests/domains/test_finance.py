@@ -8,98 +8,31 @@ backup API), which is the same data a fresh migrate-and-seed gives, in a fractio
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, func, select
 
 from domains.finance import domain
 from domains.finance.document_tables import Invoice
 from domains.finance.tables import JournalEntry
-from facade.capability import IDENTITY_FIELDS, CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.capability import IDENTITY_FIELDS
+from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas, sqlite_engine
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "finance_"
-TABLES = 18
+finance = DomainHarness(domain)
+call, capability, migrated, seeded = finance.call, finance.capability, finance.migrated, finance.seeded
 SEEDED_RECEIVABLES = "2801.40"  # invoice 2's open 2,000 USD (1,840.00) plus invoice 3 (961.40)
 SEEDED_PAYABLES = "319.55"  # bill 3 (240 USD at 0.91 = 218.40) plus bill 4 (101.15)
 
 
 # Helpers and fixtures
-
-
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def capability(action: str) -> Any:
-    return next(c for c in domain.capabilities if c.action == action)
-
-
-def run(engine: Engine, cap: Any, args: dict[str, Any]) -> Any:
-    """Run a capability the way the server does: validate, handle, commit or roll back."""
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    return run(engine, capability(action), args)
-
-
-def walk(engine: Engine) -> dict[str, Any]:
-    """Every capability's example, in registration order: name -> result or exception."""
-    outcomes: dict[str, Any] = {}
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            outcomes[cap.action] = run(engine, cap, cap.example)
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            outcomes[cap.action] = exc
-    return outcomes
-
-
-def assert_walk_succeeds(engine: Engine) -> dict[str, Any]:
-    outcomes = walk(engine)
-    failures = [f"{name}: {type(out).__name__}: {out}" for name, out in outcomes.items() if isinstance(out, Exception)]
-    assert not failures, "\n".join(failures)
-    for name, result in outcomes.items():
-        assert isinstance(result, dict) and result, f"{name} returned {result!r}"
-        json.dumps(result)  # JSON-friendly: raises on a Decimal, a date or a record
-    return outcomes
 
 
 def balance_of(engine: Engine, code: str, as_of: str = "2026-12-31") -> str:
@@ -117,19 +50,13 @@ def lines_of(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated, seeded SQLite file per module, checkpointed so the file holds every page."""
-    path = tmp_path_factory.mktemp("finance") / "seeded.db"
-    engine = seeded(migrated(make_engine(f"sqlite:///{path}")))
-    with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    engine.dispose()
-    return path
+    return finance.template(tmp_path_factory.mktemp("finance"))
 
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     """One engine for the module: its compiled-statement cache survives from test to test."""
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('finance') / 'work.db'}")
+    engine = sqlite_engine(tmp_path_factory.mktemp("finance") / "work.db")
     yield engine
     engine.dispose()
 
@@ -137,7 +64,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 @pytest.fixture
 def db(template: Path, shared: Engine) -> Engine:
     """A seeded database, restored from the template before every test."""
-    source = sqlite3.connect(template)
+    source = sqlite3.connect(template / "facade.db")
     target = shared.raw_connection()
     try:
         source.backup(target.driver_connection)  # type: ignore[arg-type]
@@ -149,64 +76,8 @@ def db(template: Path, shared: Engine) -> Engine:
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"finance_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the finance tables, in a comparable form."""
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    tables = [t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)]
-    Base.metadata.create_all(engine, tables=tables)
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 # The catalogue, the walk, the migration and the seed
@@ -227,10 +98,7 @@ class TestCatalogue:
         assert expected <= full
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and ". " not in cap.description, cap.name
-            assert len(cap.description) <= 100, cap.name
-            assert "token" not in cap.description.lower(), cap.name
+        finance.assert_descriptions_are_one_sentence(max_length=100)
         assert len({c.description for c in domain.capabilities}) == len(domain.capabilities)
 
     def test_annotations_match_the_verbs(self) -> None:
@@ -244,8 +112,8 @@ class TestCatalogue:
             assert cap.annotations.destructive == undoing, cap.name
 
     def test_inputs_declare_no_identity_and_examples_validate(self) -> None:
+        finance.assert_no_identity_fields()
         for cap in domain.capabilities:
-            assert not set(IDENTITY_FIELDS) & set(cap.input_model.model_fields), cap.name
             assert set(IDENTITY_FIELDS) <= set(cap.parsed_model.model_fields), cap.name
             cap.input_model.model_validate(cap.example)
 
@@ -255,40 +123,21 @@ class TestExampleWalk:
     succeeds, returns JSON-friendly data, and leaves books that still balance."""
 
     def test_sqlite(self, tmp_path: Path) -> None:
-        engine = seeded(migrated(make_engine(f"sqlite:///{tmp_path / 'facade.db'}")))
-        outcomes = assert_walk_succeeds(engine)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        outcomes = finance.assert_walk_succeeds(engine)
         assert outcomes["trial_balance"]["balanced"] and outcomes["balance_sheet"]["balanced"]
         assert outcomes["cash_flow"]["reconciles"]
         engine.dispose()
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        outcomes = assert_walk_succeeds(seeded(migrated(pg_schema())))
+        outcomes = finance.assert_walk_succeeds(seeded(migrated(pg_schema())))
         assert outcomes["trial_balance"]["balanced"] and outcomes["cash_flow"]["reconciles"]
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema the tables declare, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the eighteen finance tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        by_metadata = schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-        assert len(by_migration) == TABLES
-        assert by_migration == by_metadata
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == TABLES
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, tmp_path: Path) -> None:
-        engine = make_engine(f"sqlite:///{tmp_path / 'down.db'}")
-        registry = Registry([domain])
-        upgrade(engine, registry)
-        config = alembic_config(registry)
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "finance@base")
-        assert not [t for t in inspect(engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = finance, 18
 
 
 class TestSeed:

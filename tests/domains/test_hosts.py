@@ -6,158 +6,47 @@ tables.py. Every probe here targets 127.0.0.1 only."""
 from __future__ import annotations
 
 import http.server
-import json
-import os
-import shutil
 import socket
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, select
 
 from domains.hosts import domain
 from domains.hosts.tables import Host, HostTag, Probe
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas, sqlite_engine
+from tests.support import free_port
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "hosts_"
+hosts = DomainHarness(domain)
+call, migrated, seeded = hosts.call, hosts.migrated, hosts.seeded
 
 
 # Helpers and fixtures
 
 
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def run(engine: Engine, action: str, args: dict[str, Any]) -> Any:
-    """Run `hosts.<action>` the way the server does: validate the parsed model (identity fields
-    included), handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    return run(engine, action, args)
-
-
-def assert_walk_succeeds(engine: Engine) -> None:
-    """Every capability's example, in registration order; one failure shows every other too."""
-    failures: list[str] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            result = run(engine, cap.action, cap.example)
-        except Exception as exc:
-            failures.append(f"{cap.name}: {type(exc).__name__}: {exc}")
-            continue
-        if not (isinstance(result, dict) and result):
-            failures.append(f"{cap.name} returned {result!r}")
-        json.dumps(result)  # JSON-friendly: raises on a date, a datetime or a record
-    assert not failures, "\n".join(failures)
-
-
-def count(engine: Engine, table: type[Any], *where: Any) -> int:
-    with session_factory(engine)() as session:
-        return session.scalar(select(func.count()).select_from(table).where(*where)) or 0
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield engine
-    engine.dispose()
-
-
 @pytest.fixture(scope="module")
-def seeded_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated, seeded SQLite file per module; each test gets a copy (migrating per test
-    costs more than all the test's own calls)."""
-    path = tmp_path_factory.mktemp("hosts") / "seeded.db"
-    engine = seeded(migrated(make_engine(f"sqlite:///{path}")))
-    engine.dispose()  # closing the last connection checkpoints the WAL into the file
-    return path
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return hosts.template(tmp_path_factory.mktemp("hosts"))
 
 
 @pytest.fixture
-def db(seeded_file: Path, tmp_path: Path) -> Iterator[Engine]:
+def db(template: Path, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, seeded SQLite database of this test's own."""
-    shutil.copyfile(seeded_file, tmp_path / "facade.db")
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield engine
-    engine.dispose()
+    with hosts.copy(template, tmp_path) as engine:
+        yield engine
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"hosts_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with postgres_schemas() as make:
+        yield make
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -215,37 +104,6 @@ def listener() -> Iterator[int]:
     sock.close()
 
 
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the hosts tables, in a comparable form."""
-    inspector = inspect(engine)
-    tables = sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX))
-    described: dict[str, Any] = {}
-    for table in tables:
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    tables = [t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)]
-    Base.metadata.create_all(engine, tables=tables)
-    return engine
-
-
 # Tests
 
 
@@ -261,11 +119,8 @@ class TestCatalogue:
         assert tiers.count("full") >= 6
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 90, cap.name
-            assert "token" not in cap.description.lower(), cap.name
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
+        hosts.assert_descriptions_are_one_sentence(max_length=90)
+        hosts.assert_no_identity_fields()
 
     def test_annotations(self) -> None:
         by_action = {c.action: c for c in domain.capabilities}
@@ -280,37 +135,19 @@ class TestExampleWalk:
     """Every capability, run with its example in registration order on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
-    def test_sqlite(self, sqlite_engine: Engine) -> None:
-        db = seeded(migrated(sqlite_engine))
-        assert_walk_succeeds(db)
+    def test_sqlite(self, tmp_path: Path) -> None:
+        db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        hosts.assert_walk_succeeds(db)
         assert count(db, Host, Host.id == 7) == 0  # the delete example ran last
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        assert_walk_succeeds(seeded(migrated(pg_schema())))
+        hosts.assert_walk_succeeds(seeded(migrated(pg_schema())))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the three hosts tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        by_metadata = schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-        assert sorted(by_migration) == ["hosts_host", "hosts_probe", "hosts_tag"]
-        assert by_migration == by_metadata
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == 3
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, sqlite_engine: Engine) -> None:
-        registry = Registry([domain])
-        upgrade(sqlite_engine, registry)
-        config = alembic_config(registry)
-        with sqlite_engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "hosts@base")
-        assert not [t for t in inspect(sqlite_engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = hosts, ["hosts_host", "hosts_probe", "hosts_tag"]
 
 
 class TestSeed:

@@ -5,95 +5,35 @@ exactly the schema of tables.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from domains.inventory import domain
 from domains.inventory.tables import Movement, PurchaseOrderLine, Stock
-from facade.capability import IDENTITY_FIELDS, CallContext
-from facade.db import Base, make_engine, session_factory
-from facade.kit import Conflict, DomainError, InvalidRequest, NotFound, Unavailable
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from facade.capability import IDENTITY_FIELDS
+from facade.db import session_factory
+from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
+from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "inventory_"
-TABLE_COUNT = 12
-# Capabilities that may raise Unavailable on a machine without their backend: none — inventory
-# needs nothing but its database.
+inventory = DomainHarness(domain)
+call, migrated, seeded = inventory.call, inventory.migrated, inventory.seeded
+# Capabilities that raise Unavailable here, for want of their backend: none — inventory needs
+# nothing but its database.
 NEEDS_BACKEND: set[str] = set()
 
 
 # Helpers and fixtures
 
 
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    """Run `inventory.<action>` the way the server does: validate the parsed model (identity
-    included), handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def walk(engine: Engine) -> list[tuple[str, Any]]:
-    """Every capability's example, in registration order; returns (name, result or exception)."""
-    outcomes: list[tuple[str, Any]] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            outcomes.append((cap.name, call(engine, cap.action, **cap.example)))
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            outcomes.append((cap.name, exc))
-    return outcomes
-
-
 def assert_walk_succeeds(engine: Engine) -> None:
-    outcomes = walk(engine)
-    failures = [
-        f"{name}: {type(out).__name__}: {out}"
-        for name, out in outcomes
-        if isinstance(out, Exception) and not (name in NEEDS_BACKEND and isinstance(out, Unavailable))
-    ]
-    assert not failures, "\n".join(failures)
-    for name, result in outcomes:
-        assert isinstance(result, dict) and result, f"{name} returned {result!r}"
-        json.dumps(result)  # JSON-friendly: raises on a date, a Decimal or a record
+    inventory.assert_walk_succeeds(engine, unavailable=NEEDS_BACKEND)
     assert call(engine, "stock_audit")["consistent"] is True
 
 
@@ -118,94 +58,22 @@ def movement_count(engine: Engine) -> int:
         return session.scalar(select(func.count()).select_from(Movement)) or 0
 
 
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield engine
-    engine.dispose()
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated, seeded SQLite file per module; each test works on its own copy of it
-    (migrating and seeding per test cost more than every test's own work)."""
-    path = tmp_path_factory.mktemp("inventory") / "template.db"
-    engine = seeded(migrated(make_engine(f"sqlite:///{path}")))
-    engine.dispose()  # closing the last connection checkpoints the WAL into the file
-    return path
+    return inventory.template(tmp_path_factory.mktemp("inventory"))
 
 
 @pytest.fixture
 def db(template: Path, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, seeded SQLite database of this test's own."""
-    copy = tmp_path / "facade.db"
-    shutil.copyfile(template, copy)
-    engine = make_engine(f"sqlite:///{copy}")
-    yield engine
-    engine.dispose()
+    with inventory.copy(template, tmp_path) as engine:
+        yield engine
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"inventory_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the inventory tables, in a comparable form."""
-    inspector = inspect(engine)
-    tables = sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX))
-    described: dict[str, Any] = {}
-    for table in tables:
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    tables = [t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)]
-    Base.metadata.create_all(engine, tables=tables)
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 # Tests
@@ -222,10 +90,7 @@ class TestCatalogue:
         assert domain.default_mode == "full"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 100, cap.name
-            assert "token" not in cap.description.lower(), cap.name
+        inventory.assert_descriptions_are_one_sentence(max_length=100)
         descriptions = [c.description for c in domain.capabilities]
         assert len(set(descriptions)) == len(descriptions)
 
@@ -236,8 +101,8 @@ class TestCatalogue:
             assert cap.annotations.destructive == cap.action.endswith("_delete"), cap.name
 
     def test_inputs_never_declare_identity(self) -> None:
+        inventory.assert_no_identity_fields()
         for cap in domain.capabilities:
-            assert not set(IDENTITY_FIELDS) & set(cap.input_model.model_fields), cap.name
             assert set(IDENTITY_FIELDS) <= set(cap.parsed_model.model_fields), cap.name
 
 
@@ -252,28 +117,10 @@ class TestExampleWalk:
         assert_walk_succeeds(seeded(migrated(pg_schema())))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the twelve inventory tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        by_metadata = schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-        assert len(by_migration) == TABLE_COUNT
-        assert by_migration == by_metadata
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == TABLE_COUNT
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, sqlite_engine: Engine) -> None:
-        registry = Registry([domain])
-        upgrade(sqlite_engine, registry)
-        config = alembic_config(registry)
-        with sqlite_engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "inventory@base")
-        assert not [t for t in inspect(sqlite_engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = inventory, 12
 
 
 class TestSeed:

@@ -5,12 +5,7 @@ through SMTP; the domain's rules hold; and the migration builds exactly the sche
 
 from __future__ import annotations
 
-import json
 import mailbox
-import os
-import shutil
-import socket
-import uuid
 from collections.abc import Callable, Iterator
 from email import message_from_bytes, policy
 from pathlib import Path
@@ -18,98 +13,27 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, select
 
 from domains.mail import domain
 from domains.mail.tables import Folder, Message, Thread
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains import harness
+from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas
+from tests.support import free_port
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "mail_"
-SENDS = {"mail.draft_send", "mail.message_bulk_send"}  # Unavailable when no SMTP server listens
+mail = DomainHarness(domain)
+call, migrated, seeded = mail.call, mail.migrated, mail.seeded
+SENDS = {"draft_send", "message_bulk_send"}  # Unavailable when no SMTP server listens
 
 
 # Helpers and fixtures
 
 
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def run(engine: Engine, cap: Any, args: dict[str, Any]) -> Any:
-    """Run a capability the way the server does: parse with identity, handle, commit or roll back."""
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    return run(engine, next(c for c in domain.capabilities if c.action == action), args)
-
-
-def walk(engine: Engine) -> list[tuple[str, Any]]:
-    """Every capability's example, in registration order; (name, result or exception)."""
-    outcomes: list[tuple[str, Any]] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            outcomes.append((cap.name, run(engine, cap, cap.example)))
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            outcomes.append((cap.name, exc))
-    return outcomes
-
-
-def assert_walk(engine: Engine, unavailable: set[str]) -> None:
-    outcomes = walk(engine)
-    failures = [
-        f"{name}: {type(out).__name__}: {out}"
-        for name, out in outcomes
-        if isinstance(out, Exception) and not (name in unavailable and isinstance(out, Unavailable))
-    ]
-    assert not failures, "\n".join(failures)
-    missing = [name for name, out in outcomes if name in unavailable and not isinstance(out, Unavailable)]
-    assert not missing, f"expected Unavailable without an SMTP server: {missing}"
-    for name, result in outcomes:
-        if not isinstance(result, Exception):
-            assert isinstance(result, dict) and result, f"{name} returned {result!r}"
-            json.dumps(result)  # JSON-friendly: raises on a date, a datetime or a record
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def count(engine: Engine, *where: Any) -> int:
-    with session_factory(engine)() as session:
-        return session.scalar(select(func.count()).select_from(Message).where(*where)) or 0
+    return harness.count(engine, Message, *where)
 
 
 def folder_of(engine: Engine, message_id: int) -> str:
@@ -151,92 +75,22 @@ def smtp_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
     controller.stop()
 
 
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield engine
-    engine.dispose()
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated, seeded database file, copied for each test: migrating costs ~0.5 s a time."""
-    path = tmp_path_factory.mktemp("mail") / "template.db"
-    engine = make_engine(f"sqlite:///{path}")
-    seeded(migrated(engine))
-    engine.dispose()  # closing the last connection folds the WAL back into the file
-    return path
+    return mail.template(tmp_path_factory.mktemp("mail"))
 
 
 @pytest.fixture
 def db(template: Path, tmp_path: Path, no_smtp: int) -> Iterator[Engine]:
     """A fresh copy of the seeded SQLite database (and no SMTP server, unless a test starts one)."""
-    path = tmp_path / "facade.db"
-    shutil.copyfile(template, path)
-    engine = make_engine(f"sqlite:///{path}")
-    yield engine
-    engine.dispose()
+    with mail.copy(template, tmp_path) as engine:
+        yield engine
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"mail_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the mail tables, in a comparable form."""
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    Base.metadata.create_all(engine, tables=[t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)])
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 # Tests
@@ -253,16 +107,13 @@ class TestCatalogue:
         assert domain.default_mode == "full"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
+        mail.assert_descriptions_are_one_sentence(max_length=100)
         descriptions = [c.description for c in domain.capabilities]
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 100, cap.name
-            assert "token" not in cap.description.lower(), cap.name
         assert len(set(descriptions)) == len(descriptions)
 
     def test_no_identity_fields_and_every_example_validates(self) -> None:
+        mail.assert_no_identity_fields()
         for cap in domain.capabilities:
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
             assert cap.example is not None
             cap.input_model.model_validate(cap.example)
 
@@ -278,40 +129,22 @@ class TestExampleWalk:
     succeeds with JSON-friendly data; sending raises Unavailable only when no server listens."""
 
     def test_sqlite_without_smtp(self, db: Engine) -> None:
-        assert_walk(db, unavailable=SENDS)
+        mail.assert_walk_succeeds(db, unavailable=SENDS)
         assert folder_of(db, 13) == "drafts"  # the failed send lost nothing
 
     def test_sqlite_with_a_real_smtp_server(self, db: Engine, smtp_server: Recorder) -> None:
-        assert_walk(db, unavailable=set())
+        mail.assert_walk_succeeds(db)
         assert folder_of(db, 13) == "sent"
         assert len(smtp_server.envelopes) == 4  # one draft, three personal copies
 
     def test_postgresql(self, pg_schema: Callable[[], Engine], no_smtp: int) -> None:
-        assert_walk(seeded(migrated(pg_schema())), unavailable=SENDS)
+        mail.assert_walk_succeeds(seeded(migrated(pg_schema())), unavailable=SENDS)
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the seven mail tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        by_metadata = schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-        assert len(by_migration) == 7
-        assert by_migration == by_metadata
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == 7
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, sqlite_engine: Engine) -> None:
-        registry = Registry([domain])
-        upgrade(sqlite_engine, registry)
-        config = alembic_config(registry)
-        with sqlite_engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "mail@base")
-        assert not [t for t in inspect(sqlite_engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = mail, 7
 
 
 class TestSeed:

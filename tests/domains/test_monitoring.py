@@ -6,9 +6,7 @@ of tables.py."""
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
-import shutil
 import socket
 import threading
 import time
@@ -21,77 +19,21 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from alembic import command
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, select
 
 from domains.monitoring import domain
 from domains.monitoring.tables import Alert, Check, Result, Sample
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "monitoring_"
+monitoring = DomainHarness(domain, root_env="FACADE_MONITORING_ROOT")
+call, migrated, seeded = monitoring.call, monitoring.migrated, monitoring.seeded
 LOCAL_KINDS = {"disk", "process", "file_age"}
 
 
 # Helpers and fixtures
-
-
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    """Run `monitoring.<action>` the way the server does: validate, handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        parsed = cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"})
-        result = cap.handler(ctx, parsed)
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def assert_walk_succeeds(engine: Engine) -> None:
-    """Every capability's example, in registration order, succeeds with JSON-friendly data."""
-    failures: list[str] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            result = call(engine, cap.action, **cap.example)
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            failures.append(f"{cap.name}: {type(exc).__name__}: {exc}")
-            continue
-        assert isinstance(result, dict) and result, f"{cap.name} returned {result!r}"
-        json.dumps(result)
-    assert not failures, "\n".join(failures)
-
-
-def count(engine: Engine, table: type[Any], *where: Any) -> int:
-    with session_factory(engine)() as session:
-        return session.scalar(select(func.count()).select_from(table).where(*where)) or 0
 
 
 def is_loopback(host: str) -> bool:
@@ -147,94 +89,27 @@ def http_server() -> Iterator[str]:
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "monitoring"
-    monkeypatch.setenv("FACADE_MONITORING_ROOT", str(folder))
     monkeypatch.setenv("FACADE_MONITORING_PROBE_TIMEOUT_SECONDS", "1")
-    return folder
+    return monitoring.sandbox(tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated, seeded database and sandbox, copied for each test: migrating and seeding
-    per test would cost most of the suite's time."""
-    folder = tmp_path_factory.mktemp("monitoring-template")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FACADE_MONITORING_ROOT", str(folder / "monitoring"))
-        engine = seeded(migrated(make_engine(f"sqlite:///{folder / 'facade.db'}")))
-        engine.dispose()  # checkpoints the WAL into the file that gets copied
-    return folder
+    return monitoring.template(tmp_path_factory.mktemp("monitoring-template"))
 
 
 @pytest.fixture
 def db(root: Path, tmp_path: Path, template: Path) -> Iterator[Engine]:
     """A migrated, seeded SQLite database with its seeded sandbox."""
-    shutil.copy2(template / "facade.db", tmp_path / "facade.db")
-    shutil.copytree(template / "monitoring", root)
-    os.utime(root / "heartbeats/nightly-backup.ok")  # fresh, as the seed leaves it
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield engine
-    engine.dispose()
+    with monitoring.copy(template, tmp_path) as engine:
+        os.utime(root / "heartbeats/nightly-backup.ok")  # fresh, as the seed leaves it
+        yield engine
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"monitoring_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the domain's tables, in a comparable form."""
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    Base.metadata.create_all(engine, tables=[t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)])
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 def new_check(engine: Engine, kind: str, target: str, **extra: Any) -> int:
@@ -259,10 +134,8 @@ class TestCatalogue:
         assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 100 and "token" not in cap.description.lower(), cap.name
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
+        monitoring.assert_descriptions_are_one_sentence(max_length=100)
+        monitoring.assert_no_identity_fields()
 
     def test_annotations(self) -> None:
         destructive = {c.action for c in domain.capabilities if c.annotations.destructive}
@@ -287,34 +160,16 @@ class TestExampleWalk:
     """Every capability, run with its example in registration order on a fresh seed, succeeds."""
 
     def test_sqlite(self, db: Engine) -> None:
-        assert_walk_succeeds(db)
+        monitoring.assert_walk_succeeds(db)
 
     def test_postgresql(self, root: Path, pg_schema: Callable[[], Engine]) -> None:
-        assert_walk_succeeds(seeded(migrated(pg_schema())))
+        monitoring.assert_walk_succeeds(seeded(migrated(pg_schema())))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the five monitoring tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        assert len(by_migration) == 5
-        assert by_migration == schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == 5
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, tmp_path: Path) -> None:
-        engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
-        registry = Registry([domain])
-        upgrade(engine, registry)
-        config = alembic_config(registry)
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "monitoring@base")
-        assert not [t for t in inspect(engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = monitoring, 5
 
 
 class TestSeed:

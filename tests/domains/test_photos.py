@@ -7,99 +7,29 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
-import shutil
-import uuid
 import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
 from PIL import ExifTags, Image
 from pydantic import ValidationError
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, select
 
 from domains.photos import domain
 from domains.photos.seed import PHOTOS
 from domains.photos.tables import AlbumPhoto, Photo
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, Library, MigrationContract, count, postgres_schemas, sqlite_engine
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLE_PREFIX = "photos_"
-ROOT_ENV = "FACADE_PHOTOS_ROOT"
+photos = DomainHarness(domain, root_env="FACADE_PHOTOS_ROOT")
+call, migrated, seeded = photos.call, photos.migrated, photos.seeded
 
 
 # Helpers and fixtures
-
-
-@dataclass
-class Library:
-    """A migrated, seeded database and its photo library folder."""
-
-    engine: Engine
-    root: Path
-
-
-def migrated(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    return engine
-
-
-def seeded(engine: Engine) -> Engine:
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def call(engine: Engine, action: str, **args: Any) -> Any:
-    """Run `photos.<action>` the way the server does: validate with the identity fields,
-    handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def assert_walk_succeeds(engine: Engine) -> None:
-    """Every capability's example, in registration order, succeeds with JSON-friendly data."""
-    failures: list[str] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            result = call(engine, cap.action, **cap.example)
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            failures.append(f"{cap.name}: {type(exc).__name__}: {exc}")
-            continue
-        if not (isinstance(result, dict) and result):
-            failures.append(f"{cap.name} returned {result!r}")
-        json.dumps(result)
-    assert not failures, "\n".join(failures)
-
-
-def count(engine: Engine, table: type[Any], *where: Any) -> int:
-    with session_factory(engine)() as session:
-        return session.scalar(select(func.count()).select_from(table).where(*where)) or 0
 
 
 def exif_of(path: Path) -> Image.Exif:
@@ -114,84 +44,20 @@ def pixels_of(path: Path) -> bytes:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One seeded database and library per module; each test works on its own copy."""
-    folder = tmp_path_factory.mktemp("photos-template")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(ROOT_ENV, str(folder / "root"))
-        engine = seeded(migrated(make_engine(f"sqlite:///{folder / 'facade.db'}")))
-        engine.dispose()
-    return folder
+    return photos.template(tmp_path_factory.mktemp("photos-template"))
 
 
 @pytest.fixture
 def lib(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Library]:
-    shutil.copytree(template / "root", tmp_path / "root", symlinks=True)
-    shutil.copy(template / "facade.db", tmp_path / "facade.db")
-    monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-    engine = make_engine(f"sqlite:///{tmp_path / 'facade.db'}")
-    yield Library(engine, tmp_path / "root")
-    engine.dispose()
+    root = photos.sandbox(tmp_path, monkeypatch)
+    with photos.copy(template, tmp_path) as engine:
+        yield Library(engine, root)
 
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"photos_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    """Everything the inspector reports about the domain's tables, in a comparable form."""
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(TABLE_PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    Base.metadata.create_all(engine, tables=[t for t in Base.metadata.sorted_tables if t.name.startswith(TABLE_PREFIX)])
-    return engine
+    with postgres_schemas() as make:
+        yield make
 
 
 # Tests
@@ -211,14 +77,10 @@ class TestCatalogue:
         assert [c.name for c in domain.capabilities if c.tier != tier_for(c.action)] == []
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and cap.description.count(". ") == 0, cap.name
-            assert len(cap.description) <= 90, cap.name
-            assert "token" not in cap.description.lower(), cap.name
+        photos.assert_descriptions_are_one_sentence(max_length=90)
 
     def test_no_model_declares_identity_fields(self) -> None:
-        for cap in domain.capabilities:
-            assert not {"auth_token", "conversation_id"} & set(cap.input_model.model_fields), cap.name
+        photos.assert_no_identity_fields()
 
     def test_annotations(self) -> None:
         destructive = {c.action for c in domain.capabilities if c.annotations.destructive}
@@ -233,41 +95,23 @@ class TestExampleWalk:
     and library, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-        engine = seeded(migrated(make_engine(f"sqlite:///{tmp_path / 'facade.db'}")))
-        assert_walk_succeeds(engine)
+        photos.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        photos.assert_walk_succeeds(engine)
         assert (tmp_path / "root/exports/best-of-2026.zip").is_file()
         assert count(engine, Photo) == 13  # 8 seeded - 1 deleted + 1 added + 4 edits + 1 rescanned
 
     def test_postgresql(
         self, pg_schema: Callable[[], Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
-        assert_walk_succeeds(seeded(migrated(pg_schema())))
+        photos.sandbox(tmp_path, monkeypatch)
+        photos.assert_walk_succeeds(seeded(migrated(pg_schema())))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the five photos tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = schema_of(migrated(make_engine(f"sqlite:///{tmp_path / 'a.db'}")))
-        assert len(by_migration) == 5
-        assert by_migration == schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = schema_of(migrated(pg_schema()))
-        assert len(by_migration) == 5
-        assert by_migration == schema_of(from_metadata(pg_schema()))
-
-    def test_downgrade_removes_every_table(self, tmp_path: Path) -> None:
-        engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
-        registry = Registry([domain])
-        upgrade(engine, registry)
-        config = alembic_config(registry)
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "photos@base")
-        assert not [t for t in inspect(engine).get_table_names() if t.startswith(TABLE_PREFIX)]
+    harness, tables = photos, 5
 
 
 class TestSeed:
@@ -302,11 +146,11 @@ class TestSeed:
         assert [count(lib.engine, Photo), count(lib.engine, AlbumPhoto)] == before
 
     def test_a_users_image_is_kept(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv(ROOT_ENV, str(tmp_path / "root"))
+        photos.sandbox(tmp_path, monkeypatch)
         mine = tmp_path / "root/2026/garden/DSC00311.jpg"
         mine.parent.mkdir(parents=True)
         Image.new("RGB", (20, 10), "purple").save(mine)
-        engine = seeded(migrated(make_engine(f"sqlite:///{tmp_path / 'f.db'}")))
+        engine = seeded(migrated(sqlite_engine(tmp_path / "f.db")))
         assert Image.open(mine).size == (20, 10)
         assert call(engine, "photo_get", photo_id=4)["photo"]["width"] == 20
 

@@ -5,83 +5,40 @@ holds; and the migration builds exactly the schema of tables.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
-from alembic import command
-from sqlalchemy import Engine, create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+
+from domains.services import sandbox as services_sandbox
+from sqlalchemy import Engine, func, select
 
 from domains.services import domain
 from domains.services.tables import Service, ServiceEvent
-from facade.capability import CallContext
-from facade.db import Base, make_engine, session_factory
+from facade.db import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas, sqlite_engine
+from tests.support import free_port
 
-PG_URL = os.environ.get("FACADE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-PREFIX = "services_"
+services = DomainHarness(domain, root_env="FACADE_SERVICES_ROOT")
+call = services.call
 
 
 # Helpers and fixtures
 
 
 def seeded(engine: Engine) -> Engine:
-    upgrade(engine, Registry([domain]))
-    with session_factory(engine)() as session:
-        assert domain.seed is not None
-        domain.seed(session)
-        session.commit()
-    return engine
-
-
-def call(engine: Engine, action: str, /, **args: Any) -> Any:
-    """Run `services.<action>` the way the server does: validate, handle, commit or roll back."""
-    cap = next(c for c in domain.capabilities if c.action == action)
-    ctx = CallContext(agent="test", conversation="c1", session_factory=session_factory(engine))
-    try:
-        result = cap.handler(ctx, cap.parsed_model.model_validate({**args, "auth_token": "", "conversation_id": "c1"}))
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
-        return result
-    except Exception:
-        if ctx.opened_db is not None:
-            ctx.opened_db.rollback()
-        raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
-
-
-def walk(engine: Engine) -> list[tuple[str, Any]]:
-    outcomes: list[tuple[str, Any]] = []
-    for cap in domain.capabilities:
-        assert cap.example is not None, f"{cap.name} has no example"
-        try:
-            outcomes.append((cap.name, call(engine, cap.action, **cap.example)))
-        except Exception as exc:  # collected, so that one failure shows every other one too
-            outcomes.append((cap.name, exc))
-    return outcomes
+    return services.seeded(services.migrated(engine))
 
 
 def assert_walk_succeeds(engine: Engine) -> None:
-    outcomes = walk(engine)
-    failures = [f"{name}: {type(out).__name__}: {out}" for name, out in outcomes if isinstance(out, Exception)]
-    assert not failures, "\n".join(failures)
-    for name, result in outcomes:
-        assert isinstance(result, dict) and result, f"{name} returned {result!r}"
-        json.dumps(result)
+    services.assert_walk_succeeds(engine)
     # The walk leaves nothing running: every process it started was stopped by it.
     with session_factory(engine)() as session:
         started = list(session.scalars(select(ServiceEvent.pid).where(ServiceEvent.kind == "started")))
@@ -94,12 +51,6 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def service_row(engine: Engine, service_id: int) -> Service:
@@ -120,10 +71,8 @@ def wait_for(check: Callable[[], bool], seconds: float = 5.0) -> bool:
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "root"
-    monkeypatch.setenv("FACADE_SERVICES_ROOT", str(folder))
     monkeypatch.setenv("FACADE_SERVICES_STOP_TIMEOUT", "3")
-    return folder
+    return services.sandbox(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -151,7 +100,7 @@ def _stop_leftovers(engine: Engine) -> None:
 @pytest.fixture
 def db(root: Path, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, seeded SQLite database with its sandbox in tmp_path."""
-    engine = seeded(make_engine(f"sqlite:///{tmp_path / 'facade.db'}"))
+    engine = seeded(sqlite_engine(tmp_path / "facade.db"))
     yield engine
     _stop_leftovers(engine)
     engine.dispose()
@@ -159,63 +108,8 @@ def db(root: Path, tmp_path: Path) -> Iterator[Engine]:
 
 @pytest.fixture
 def pg_schema() -> Iterator[Callable[[], Engine]]:
-    """Makes engines on fresh PostgreSQL schemas (dropped afterwards); skips when PostgreSQL is
-    unreachable, unless FACADE_REQUIRE_SERVICES=1 demands it."""
-    admin = create_engine(PG_URL)
-    try:
-        with admin.connect():
-            pass
-    except (OperationalError, ImportError) as exc:
-        admin.dispose()
-        if os.environ.get("FACADE_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL is required (FACADE_REQUIRE_SERVICES=1) but {PG_URL} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}; set FACADE_TEST_POSTGRES_URL to test it")
-    made: list[tuple[str, Engine]] = []
-
-    def make() -> Engine:
-        schema = f"services_test_{uuid.uuid4().hex[:10]}"
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        separator = "&" if "?" in PG_URL else "?"
-        engine = make_engine(f"{PG_URL}{separator}options=-csearch_path%3D{schema}")
-        made.append((schema, engine))
-        return engine
-
-    yield make
-    for schema, engine in made:
-        _stop_leftovers(engine)
-        engine.dispose()
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-def schema_of(engine: Engine) -> dict[str, Any]:
-    inspector = inspect(engine)
-    described: dict[str, Any] = {}
-    for table in sorted(t for t in inspector.get_table_names() if t.startswith(PREFIX)):
-        pk = inspector.get_pk_constraint(table)
-        described[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-            "primary_key": (pk["name"], pk["constrained_columns"]),
-            "foreign_keys": sorted(
-                (fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"], fk["options"].get("ondelete"))
-                for fk in inspector.get_foreign_keys(table)
-            ),
-            "indexes": sorted((i["name"], tuple(i["column_names"]), i["unique"]) for i in inspector.get_indexes(table)),
-            "uniques": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
-            "checks": sorted((c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)),
-        }
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as connection:
-                sql = connection.scalar(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table})
-            described[table]["no_id_reuse"] = "AUTOINCREMENT" in sql
-    return described
-
-
-def from_metadata(engine: Engine) -> Engine:
-    Base.metadata.create_all(engine, tables=[t for t in Base.metadata.sorted_tables if t.name.startswith(PREFIX)])
-    return engine
+    with postgres_schemas(before_drop=_stop_leftovers) as make:
+        yield make
 
 
 def web_service(engine: Engine, root: Path, name: str = "preview") -> tuple[int, int]:
@@ -248,9 +142,7 @@ class TestDeclaration:
         assert 0.5 <= tiers.count("core") / len(tiers) <= 0.65
 
     def test_descriptions_are_one_short_sentence(self) -> None:
-        for cap in domain.capabilities:
-            assert cap.description.endswith(".") and ". " not in cap.description, cap.name
-            assert len(cap.description) <= 100 and "token" not in cap.description.lower(), cap.name
+        services.assert_descriptions_are_one_sentence(max_length=100)
 
     def test_annotations(self) -> None:
         assert {c.action for c in domain.capabilities if c.annotations.destructive} == {"service_delete"}
@@ -280,30 +172,10 @@ class TestExampleWalk:
         assert_walk_succeeds(seeded(pg_schema()))
 
 
-class TestMigration:
-    """The hand-written migration builds exactly the schema tables.py declares, and undoes it."""
+class TestMigration(MigrationContract):
+    """The migration against tables.py, for the two services tables."""
 
-    def test_matches_metadata_on_sqlite(self, tmp_path: Path) -> None:
-        by_migration = make_engine(f"sqlite:///{tmp_path / 'a.db'}")
-        upgrade(by_migration, Registry([domain]))
-        expected = schema_of(from_metadata(make_engine(f"sqlite:///{tmp_path / 'b.db'}")))
-        assert len(expected) == 2 and schema_of(by_migration) == expected
-
-    def test_matches_metadata_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
-        by_migration = pg_schema()
-        upgrade(by_migration, Registry([domain]))
-        expected = schema_of(from_metadata(pg_schema()))
-        assert len(expected) == 2 and schema_of(by_migration) == expected
-
-    def test_downgrade_removes_every_table(self, tmp_path: Path) -> None:
-        engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
-        registry = Registry([domain])
-        upgrade(engine, registry)
-        config = alembic_config(registry)
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "services@base")
-        assert not [t for t in inspect(engine).get_table_names() if t.startswith(PREFIX)]
+    harness, tables = services, 2
 
 
 class TestSeed:
@@ -516,7 +388,14 @@ class TestOnlyOwnProcesses:
 
     def test_same_command_started_elsewhere(self, db: Engine, strangers: list[subprocess.Popen[bytes]]) -> None:
         made = call(db, "service_create", name="napper", command="sleep 301")["service"]
-        stranger = subprocess.Popen(["sleep", "301"])
+        folder = services_sandbox.resolve(made["working_dir"])
+        folder.mkdir(parents=True, exist_ok=True)
+        # The same command in another folder (another sandbox, another user) is not this service.
+        elsewhere = subprocess.Popen(["sleep", "301"])
+        strangers.append(elsewhere)
+        assert call(db, "service_status", service_id=made["id"])["state"] == "stopped"
+        # In the service's own folder it is: reported as unmanaged, never signalled.
+        stranger = subprocess.Popen(["sleep", "301"], cwd=folder)
         strangers.append(stranger)
         assert wait_for(lambda: call(db, "service_status", service_id=made["id"])["state"] == "unmanaged")
         status = call(db, "service_status", service_id=made["id"])
@@ -589,7 +468,7 @@ class TestImportExportReport:
 
     def test_round_trip(self, db: Engine, tmp_path: Path) -> None:
         exported = call(db, "service_export")
-        other = seeded(make_engine(f"sqlite:///{tmp_path / 'other.db'}"))
+        other = seeded(sqlite_engine(tmp_path / "other.db"))
         with session_factory(other)() as session:
             session.execute(Service.__table__.delete())
             session.commit()
