@@ -17,7 +17,8 @@ import anyio
 import structlog
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
 
 from facade.agents import Agent
@@ -231,6 +232,16 @@ class Calls:
         except DomainError as exc:
             _rollback(ctx)
             return Outcome("domain_error", error=str(exc), **who)
+        except (IntegrityError, StaleDataError):
+            # A concurrent call changed or took the same record first: a conflict, not an outage.
+            _rollback(ctx)
+            log.warning("tool.conflict", tool=capability.name, exc_info=True)
+            return Outcome(
+                "domain_error",
+                error="conflict: another change to the same record landed first; nothing was changed — "
+                "read the record again and retry",
+                **who,
+            )
         except DBAPIError:
             _rollback(ctx)
             log.warning("tool.database_unavailable", tool=capability.name, exc_info=True)

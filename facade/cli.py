@@ -214,6 +214,77 @@ def check(
 URL_OPTION = typer.Option("--url", help="The server (FACADE_URL; default http://127.0.0.1:8765).")
 
 
+def _host_options(
+    url: str | None,
+    token: str | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    mode: str,
+    session: str | None,
+    allow: list[str] | None,
+    deny: list[str] | None,
+    ask: list[str] | None,
+    default: str,
+    max_steps: int | None,
+    history_budget: int,
+) -> dict[str, Any]:
+    return {
+        "url": url, "token": token, "provider": provider, "model": model, "base_url": base_url,
+        "api_key": api_key, "mode": mode, "session": session, "allow": allow or [], "deny": deny or [],
+        "ask": ask or [], "default": default, "max_steps": max_steps, "history_budget": history_budget,
+    }
+
+
+HostUrl = Annotated[str | None, typer.Option("--url", envvar="FACADE_URL", help="The facade's MCP endpoint.")]
+HostToken = Annotated[str | None, typer.Option(help="The agent's token (default: its token_env, then the dev token).")]
+HostProvider = Annotated[str | None, typer.Option(help="openai | anthropic | fenced (FACADE_HOST_PROVIDER).")]
+HostModel = Annotated[str | None, typer.Option(help="The model (FACADE_HOST_MODEL, else agent.toml's).")]
+HostBase = Annotated[str | None, typer.Option(help="The provider's base URL (FACADE_HOST_BASE_URL).")]
+HostKey = Annotated[str | None, typer.Option(help="The provider's API key (FACADE_HOST_API_KEY).")]
+HostMode = Annotated[str, typer.Option(help="MCP protocol era: auto | legacy.")]
+HostSession = Annotated[str | None, typer.Option(help="Resume this session id.")]
+HostAllow = Annotated[list[str] | None, typer.Option(help="Allow tools matching this glob (repeatable).")]
+HostDeny = Annotated[list[str] | None, typer.Option(help="Deny tools matching this glob (repeatable).")]
+HostAsk = Annotated[list[str] | None, typer.Option(help="Ask before tools matching this glob (repeatable).")]
+HostDefault = Annotated[str, typer.Option(help="allow | deny | prompt for tools no rule names.")]
+HostSteps = Annotated[int | None, typer.Option(help="The step cap (default 16 native, 6 fenced).")]
+HostBudget = Annotated[int, typer.Option(help="Tokens of history sent per model call.")]
+
+
+@app.command()
+def chat(
+    agent: Annotated[str, typer.Argument(help="The agent to be.")],
+    url: HostUrl = None, token: HostToken = None, provider: HostProvider = None, model: HostModel = None,
+    base_url: HostBase = None, api_key: HostKey = None, mode: HostMode = "auto", session: HostSession = None,
+    allow: HostAllow = None, deny: HostDeny = None, ask: HostAsk = None, default: HostDefault = "allow",
+    max_steps: HostSteps = None, history_budget: HostBudget = 5000,
+) -> None:
+    """Talk with AGENT through the facade (the reference host, interactive)."""
+    from facade.host import cli as host
+
+    opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
+    raise typer.Exit(host.chat(agent, **opts))
+
+
+@app.command()
+def run(
+    agent: Annotated[str, typer.Argument(help="The agent to be.")],
+    prompt: Annotated[str, typer.Argument(help="The request.")],
+    url: HostUrl = None, token: HostToken = None, provider: HostProvider = None, model: HostModel = None,
+    base_url: HostBase = None, api_key: HostKey = None, mode: HostMode = "auto", session: HostSession = None,
+    allow: HostAllow = None, deny: HostDeny = None, ask: HostAsk = None, default: HostDefault = "allow",
+    max_steps: HostSteps = None, history_budget: HostBudget = 5000,
+    usage: Annotated[bool, typer.Option("--usage", help="Print token usage after the answer.")] = False,
+) -> None:
+    """Run one request as AGENT through the facade and print the answer (the reference host)."""
+    from facade.host import cli as host
+
+    opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
+    raise typer.Exit(host.run(agent, prompt, show_usage=usage, **opts))
+
+
 @cards_app.command("list")
 @friendly
 def cards_list(

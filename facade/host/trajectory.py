@@ -1,0 +1,53 @@
+"""The trajectory: every event of a session as one JSONL envelope, so that what the model was
+sent is recorded rather than estimated later.
+
+Envelope: `traceSchema`, `schemaVersion`, `traceId` (the session id, so a resumed session
+continues its trace), `type`, `ts` (UTC, ISO 8601), `seq` (continues across resumptions), `data`.
+Events: `session.started`, `context.compiled` (the exact tools array, system prompt and messages
+of the request body), `model.completed` (usage), `tool.completed`, `session.ended`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+TRACE_SCHEMA = "facade.host.trajectory"
+SCHEMA_VERSION = 1
+
+
+class Trajectory:
+    """Appends events to `path`.
+
+    Attributes:
+        path: the JSONL file.
+        trace_id: the id every envelope carries.
+        seq: the next event's sequence number.
+    """
+
+    def __init__(self, path: Path, trace_id: str) -> None:
+        self.path = path
+        self.trace_id = trace_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.seq = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()) if path.exists() else 0
+
+    def emit(self, type_: str, data: dict[str, Any]) -> dict[str, Any]:
+        envelope = {
+            "traceSchema": TRACE_SCHEMA,
+            "schemaVersion": SCHEMA_VERSION,
+            "traceId": self.trace_id,
+            "type": type_,
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "seq": self.seq,
+            "data": data,
+        }
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+        self.seq += 1
+        return envelope
+
+
+def read_trajectory(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -1,0 +1,186 @@
+"""Provider adapters against recorded wire formats: the request each builds for the same neutral
+conversation, what it sends over HTTP, and how it reads real responses (text, tool calls under
+facade names, usage with its four kinds kept apart) — OpenAI-compatible (vLLM, Ollama,
+llama.cpp), Anthropic, and the fenced protocol over an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from facade.host.messages import ToolSpec
+from facade.host.providers import AnthropicProvider, FencedProvider, ModelRequest, OpenAIProvider, ProviderError, SystemParts, make_provider
+from facade.host.providers.fenced import PROTOCOL
+from facade.host.usage import Usage
+
+pytestmark = pytest.mark.anyio
+WIRE = Path(__file__).parent / "wire"
+
+
+def wire(name: str) -> Any:
+    return json.loads((WIRE / name).read_text(encoding="utf-8"))
+
+
+def conversation() -> ModelRequest:
+    data = wire("conversation.json")
+    tools = [ToolSpec(**t) for t in data["tools"]]
+    return ModelRequest(SystemParts(**data["system"]), data["messages"], tools)
+
+
+class Recorder:
+    """An HTTP client whose transport records each request and answers with a recorded body."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        self.requests: list[httpx2.Request] = []
+        self.status, self.body = status, body
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        return httpx2.Response(self.status, json=self.body)
+
+    def client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(self.handle))
+
+    @property
+    def sent(self) -> dict[str, Any]:
+        return json.loads(self.requests[-1].content)
+
+
+def openai(recorder: Recorder | None = None, **kwargs: Any) -> OpenAIProvider:
+    return OpenAIProvider(base_url="http://127.0.0.1:11434/v1/", model="qwen3:4b", max_tokens=1024, http=recorder.client() if recorder else None, **kwargs)
+
+
+def anthropic(recorder: Recorder | None = None) -> AnthropicProvider:
+    return AnthropicProvider(model="claude-sonnet-4-5", api_key="sk-ant-test", max_tokens=1024, http=recorder.client() if recorder else None)
+
+
+class TestOpenAI:
+    """Chat completions: the body, the endpoint, and three servers' responses."""
+
+    def test_the_body_is_the_recorded_format(self) -> None:
+        assert openai().payload(conversation()) == wire("openai_request.json")
+
+    async def test_it_posts_the_body_and_reads_vllm_tool_calls_and_cached_tokens(self) -> None:
+        recorder = Recorder(200, wire("openai_response_vllm.json"))
+        turn = await openai(recorder, api_key="sk-local").complete(conversation())
+        request = recorder.requests[0]
+        assert str(request.url) == "http://127.0.0.1:11434/v1/chat/completions"
+        assert request.headers["authorization"] == "Bearer sk-local"
+        assert recorder.sent == wire("openai_request.json")
+        assert [(c.name, c.arguments, c.error) for c in turn.tool_calls] == [("projects.task_list", {"project_id": 3}, None)]
+        assert turn.tool_calls[0].id == "chatcmpl-tool-1c9e0b2f" and turn.stop_reason == "tool_calls"
+        # prompt_tokens counts the cached ones: 1843 = 307 fresh + 1536 read from the cache.
+        assert turn.usage == Usage(input_tokens=307, output_tokens=28, cache_write_tokens=0, cache_read_tokens=1536)
+
+    async def test_llamacpp_reports_its_cache_only_in_timings(self) -> None:
+        recorder = Recorder(200, wire("openai_response_llamacpp.json"))
+        turn = await openai(recorder).complete(conversation())
+        assert "authorization" not in recorder.requests[0].headers  # a local server needs no key
+        assert turn.text.startswith("Harbour is the only active project") and not turn.tool_calls
+        assert turn.usage == Usage(input_tokens=58, output_tokens=24, cache_read_tokens=1843)
+
+    async def test_ollama_parallel_calls_one_with_broken_arguments(self) -> None:
+        turn = await openai(Recorder(200, wire("openai_response_ollama.json"))).complete(conversation())
+        good, broken = turn.tool_calls
+        assert (good.name, good.arguments, good.error) == ("projects.project_get", {"project_id": 3}, None)
+        assert broken.name == "projects.task_list" and broken.error and "not valid JSON" in broken.error
+        assert turn.usage == Usage(input_tokens=1650, output_tokens=22)
+
+    async def test_failures_say_what_to_change(self) -> None:
+        with pytest.raises(ProviderError, match="check the base URL"):
+            await openai(Recorder(404, {"error": "model 'qwen3:4b' not found"})).complete(conversation())
+        with pytest.raises(ProviderError, match="no choices"):
+            await openai(Recorder(200, {"id": "x", "choices": []})).complete(conversation())
+
+        def refuse(request: httpx2.Request) -> httpx2.Response:
+            raise httpx2.ConnectError("connection refused", request=request)
+
+        offline = OpenAIProvider(base_url="http://127.0.0.1:9/v1", model="m", http=httpx2.AsyncClient(transport=httpx2.MockTransport(refuse)))
+        with pytest.raises(ProviderError, match="is the model server running"):
+            await offline.complete(conversation())
+
+    def test_a_result_whose_call_was_dropped_becomes_a_note(self) -> None:
+        request = conversation()
+        orphaned = ModelRequest(request.system, [m for m in request.messages if m["role"] != "assistant"], request.tools)
+        messages = openai().payload(orphaned)["messages"]
+        assert [m["role"] for m in messages] == ["system", "system", "user", "user", "user"]
+        assert messages[3]["content"].startswith("[earlier result of projects.project_list]")
+
+
+class TestAnthropic:
+    """Messages API: cache_control at the boundary, tool_use / tool_result, usage."""
+
+    def test_the_body_is_the_recorded_format(self) -> None:
+        assert anthropic().payload(conversation()) == wire("anthropic_request.json")
+
+    async def test_it_posts_the_body_and_reads_tool_use_and_cache_writes(self) -> None:
+        recorder = Recorder(200, wire("anthropic_response_tool_use.json"))
+        turn = await anthropic(recorder).complete(conversation())
+        request = recorder.requests[0]
+        assert str(request.url) == "https://api.anthropic.com/v1/messages"
+        assert request.headers["x-api-key"] == "sk-ant-test" and request.headers["anthropic-version"] == "2023-06-01"
+        assert recorder.sent == wire("anthropic_request.json")
+        assert turn.text.startswith("Harbour is active") and turn.stop_reason == "tool_use"
+        assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("toolu_01A09q90qw90lq917835lq9", "projects.task_list", {"project_id": 3})]
+        assert turn.usage == Usage(input_tokens=412, output_tokens=71, cache_write_tokens=1536, cache_read_tokens=0)
+
+    async def test_a_cache_hit_is_a_read_not_input(self) -> None:
+        turn = await anthropic(Recorder(200, wire("anthropic_response_text.json"))).complete(conversation())
+        assert not turn.tool_calls and turn.stop_reason == "end_turn"
+        assert turn.usage == Usage(input_tokens=95, output_tokens=40, cache_write_tokens=0, cache_read_tokens=1536)
+        assert turn.usage.prompt_tokens == 95 + 1536
+
+    async def test_an_api_error_is_reported_with_its_message(self) -> None:
+        with pytest.raises(ProviderError, match="unexpected `tool_use_id`"):
+            await anthropic(Recorder(400, wire("anthropic_error.json"))).complete(conversation())
+
+    def test_no_static_part_means_no_cache_marker_and_the_first_turn_is_the_users(self) -> None:
+        request = conversation()
+        body = anthropic().payload(ModelRequest(SystemParts("", "only dynamic"), request.messages[2:], []))
+        assert body["system"] == [{"type": "text", "text": "only dynamic"}] and "tools" not in body
+        assert body["messages"][0] == {"role": "user", "content": [{"type": "text", "text": "(earlier messages omitted)"}]}
+
+
+class TestFenced:
+    """The fenced protocol over an OpenAI-compatible endpoint: no tools array, the protocol and
+    the tool listing in the system prompt, results as user turns, the reply parsed."""
+
+    async def test_request_and_reply(self) -> None:
+        reply = {"choices": [{"message": {"role": "assistant", "content": "Let me check.\n```tool\n{'tool': 'projects.task_list', 'args': {'project_id': 3,},}\n```"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 900, "completion_tokens": 30}}
+        recorder = Recorder(200, reply)
+        turn = await FencedProvider(openai(recorder)).complete(conversation())
+        sent = recorder.sent
+        assert "tools" not in sent
+        system = sent["messages"][0]["content"]
+        assert PROTOCOL in system and '- projects.task_list: List tasks of a project.\n  args: {"type":"object"' in system
+        assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
+        assert sent["messages"][1]["content"] == "…4 older messages omitted\n\nWhich projects are active, and what are their tasks?"
+        assert sent["messages"][2]["content"].startswith('```tool\n{"tool": "projects.project_list"')
+        assert "Tool projects.task_list failed:\nproject_id" in sent["messages"][3]["content"]
+        assert [(c.name, c.arguments) for c in turn.tool_calls] == [("projects.task_list", {"project_id": 3})]
+        assert turn.usage == Usage(input_tokens=900, output_tokens=30) and turn.problem is None
+
+
+class TestChoice:
+    """make_provider reads what it is not given from the environment, and says what is missing."""
+
+    def test_by_name_and_env(self) -> None:
+        env = {"FACADE_HOST_BASE_URL": "http://127.0.0.1:8080/v1", "FACADE_HOST_MODEL": "gemma", "ANTHROPIC_API_KEY": "k", "FACADE_HOST_MAX_TOKENS": "512"}
+        chosen = make_provider("openai", env=env)
+        assert isinstance(chosen, OpenAIProvider) and (chosen.base_url, chosen.model, chosen.max_tokens) == ("http://127.0.0.1:8080/v1", "gemma", 512)
+        fenced = make_provider("fenced", env=env)
+        assert isinstance(fenced, FencedProvider) and not fenced.native_tools and fenced.model == "gemma"
+        claude = make_provider("anthropic", model="claude-opus-4-1", env=env)
+        assert isinstance(claude, AnthropicProvider) and (claude.model, claude.api_key, claude.max_tokens) == ("claude-opus-4-1", "k", 512)
+
+    @pytest.mark.parametrize(
+        ("kind", "env", "message"),
+        [("openai", {}, "FACADE_HOST_MODEL"), ("anthropic", {}, "ANTHROPIC_API_KEY"), ("gemini", {}, "choose one of openai, anthropic, fenced")],
+    )
+    def test_what_is_missing(self, kind: str, env: dict[str, str], message: str) -> None:
+        with pytest.raises(ProviderError, match=message):
+            make_provider(kind, env=env)

@@ -1,0 +1,646 @@
+"""Hostile input against a real `facade serve`: generated arguments for every capability,
+schemathesis against /openapi.json, oversized and deeply nested bodies, path traversal, SQL
+metacharacters, header injection, and tokens that must never come back or reach the log.
+
+Every answer must be a structured refusal (a validation or domain error) or a success — never an
+internal error, a stack trace, a 500 or a hang — and the server must stay healthy throughout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from facade.discovery import discover
+from facade.schema import announced_schema
+from tests.fakes.docker_engine import running_engine
+from tests.fakes.smtp import running_smtp
+from tests.support import ACCEPT, DEV, LEGACY, MODERN, ServerProcess, _jsonrpc
+
+REGISTRY = discover()
+CONVERSATION = "hostile"
+# Bounded per tool: ~450 tools x 3 cases over one keep-alive connection stays under a minute.
+CASES_PER_TOOL = 3
+CONNECTIONS = 6
+CALL_TIMEOUT = 20.0  # a call slower than this counts as a hang
+SECRET = "canary-secret-7f3a9"  # the content of a file outside every sandbox
+SANDBOXES = ("files", "documents", "photos", "backups", "monitoring", "services")
+
+TRAVERSALS = [
+    "../canary.txt",
+    "../../canary.txt",
+    "../../../../../../etc/passwd",
+    "/etc/passwd",
+    "{canary}",
+    "notes/../../canary.txt",
+    "..\\..\\canary.txt",
+    "%2e%2e/%2e%2e/canary.txt",
+    "notes/\x00/../../canary.txt",
+    "./../canary.txt",
+    "~/canary.txt",
+    "file:///etc/passwd",
+]
+SQL = [
+    "'; DROP TABLE finance_accounts; --",
+    "' OR '1'='1",
+    '" OR ""="',
+    "%' OR 1=1 --",
+    "%_%",
+    "\\",
+    "1; SELECT pg_sleep(30)",
+    "') UNION SELECT name, sql FROM sqlite_master --",
+    "*",
+    "NOT (",
+    '"unbalanced',
+]
+HOSTILE_STRINGS = [*SQL, *TRAVERSALS[:4], "\x00", "\u202e\ufeff", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "a" * 5000, "", " ", "\r\nX-Injected: 1"]
+
+
+# --- one server for the module, with every backend answering ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    workdir = tmp_path_factory.mktemp("hostile")
+    (workdir / "canary.txt").write_text(SECRET)
+    with contextlib.ExitStack() as stack:
+        _, docker_host = stack.enter_context(running_engine())
+        _, smtp_port = stack.enter_context(running_smtp())
+        env = {
+            "FACADE_DOCKER_HOST": docker_host,
+            "FACADE_MAIL_SMTP_HOST": "127.0.0.1",
+            "FACADE_MAIL_SMTP_PORT": str(smtp_port),
+            **{f"FACADE_{name.upper()}_ROOT": str(workdir / "roots" / name) for name in SANDBOXES if name != "files"},
+        }
+        proc = ServerProcess(workdir, env=env).start()
+        stack.callback(proc.stop)
+        yield proc
+
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "facade-hostile", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def call(client: httpx2.Client, server: ServerProcess, name: str, arguments: Any, token: str = DEV["walker"]) -> httpx2.Response:
+    """One 2026-07-28 `tools/call` over a kept-alive connection; returns the raw response."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments, "_meta": META}}
+    headers = {
+        **ACCEPT,
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+        "Authorization": f"Bearer {token}",
+        "X-Conversation-Id": CONVERSATION,
+    }
+    return client.post(server.url, content=json.dumps(body), headers={**headers, "Content-Type": "application/json"}, timeout=CALL_TIMEOUT)
+
+
+def judge(name: str, arguments: Any, response: httpx2.Response | Exception) -> str | None:
+    """None when the answer is structured (success, validation or domain error), else what is wrong."""
+    where = f"{name} {json.dumps(arguments, default=str)[:300]}"
+    if isinstance(response, Exception):
+        return f"{where}: {type(response).__name__} (a hang or a dropped connection)"
+    if response.status_code not in (200, 400):
+        return f"{where}: HTTP {response.status_code} {response.text[:300]}"
+    try:
+        message = _jsonrpc(response)
+    except ValueError:
+        return f"{where}: not JSON-RPC: {response.text[:300]}"
+    if "error" in message:
+        # -32602 is the SDK refusing params that are not an object (HTTP 400): structured.
+        return None if message["error"].get("code") == -32602 else f"{where}: JSON-RPC error {message['error']}"
+    if response.status_code != 200:
+        return f"{where}: HTTP {response.status_code} {response.text[:300]}"
+    result = message.get("result", {})
+    text = "".join(c.get("text", "") for c in result.get("content", []))
+    if "Traceback" in text or 'File "' in text:
+        return f"{where}: a stack trace reached the caller: {text[:300]}"
+    if result.get("isError") and text.startswith(("internal error", "unavailable")):
+        # The database is up: "unavailable" here means a database error was misreported.
+        return f"{where}: {text[:300]}"
+    return None
+
+
+# Bugs this file found, each reproduced exactly by an xfail test below (but the race on
+# concurrent update/delete, which no single call reproduces); the generated walk tolerates only
+# these, so that any new failure still fails it.
+KNOWN_BUGS = {
+    "finance.budget_report": "year 0 is out of range",
+    "photos.library_rescan": "UNIQUE constraint failed: photos_photo.path",
+}
+# An update racing a delete of the same row: SQLAlchemy's StaleDataError becomes "internal error".
+KNOWN_RACE = "StaleDataError"
+
+
+def known_bug(problem: str, race_refs: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    if KNOWN_RACE in problem or any(f"(ref {ref})" in problem for ref in race_refs):
+        return True
+    return any(problem.startswith(tool + " ") or f" {tool}: " in problem for tool in KNOWN_BUGS)
+
+
+def server_events(server: ServerProcess, *names: str) -> list[dict[str, Any]]:
+    events = []
+    for line in server.log().splitlines():
+        if line.startswith("{"):
+            with contextlib.suppress(ValueError):
+                event = json.loads(line)
+                if event.get("event") in names:
+                    events.append(event)
+    return events
+
+
+def assert_healthy(server: ServerProcess) -> None:
+    assert server.process is not None and server.process.poll() is None, "the server died"
+    assert httpx2.get(f"{server.base}/healthz", timeout=10).status_code == 200
+
+
+# --- arguments from each tool's announced inputSchema -----------------------------------------
+
+LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=30),
+    st.sampled_from(HOSTILE_STRINGS),
+)
+ANY_JSON = st.recursive(LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+
+
+def from_schema(node: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values the schema admits (mostly: bounds and formats are followed, patterns too)."""
+    if "enum" in node:
+        return st.sampled_from(node["enum"])
+    if "anyOf" in node:
+        return st.one_of([from_schema(sub) for sub in node["anyOf"]])
+    kind = node.get("type")
+    if kind == "string":
+        fmt = node.get("format")
+        if fmt == "date":
+            return st.dates().map(lambda d: d.isoformat())
+        if fmt == "date-time":
+            return st.datetimes().map(lambda d: d.isoformat() + "Z")
+        if fmt == "time":
+            return st.times().map(lambda t: t.isoformat())
+        low, high = node.get("minLength", 0), min(node.get("maxLength", 40), 40)
+        if "pattern" in node:
+            return st.from_regex(node["pattern"], fullmatch=True).filter(lambda s: low <= len(s) <= node.get("maxLength", 10**6))
+        return st.text(min_size=low, max_size=max(low, high)) | st.sampled_from(HOSTILE_STRINGS)
+    if kind == "integer":
+        low = node.get("minimum", node["exclusiveMinimum"] + 1 if "exclusiveMinimum" in node else -(2**40))
+        return st.integers(min_value=low, max_value=node.get("maximum", 2**40)) | st.sampled_from([0, 1, 2, 3])
+    if kind == "number":
+        return st.floats(min_value=node.get("minimum"), max_value=node.get("maximum"), allow_nan=False, allow_infinity=False)
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind == "array":
+        return st.lists(from_schema(node.get("items", {})), min_size=node.get("minItems", 0), max_size=max(node.get("minItems", 0), 3))
+    if kind == "object" or "properties" in node:
+        props = node.get("properties", {})
+        if not props:
+            return st.dictionaries(st.text(max_size=10), LEAF, max_size=3)
+        required = set(node.get("required", []))
+        return st.fixed_dictionaries(
+            {k: from_schema(v) for k, v in props.items() if k in required},
+            optional={k: from_schema(v) for k, v in props.items() if k not in required},
+        )
+    return ANY_JSON
+
+
+def wrong(schema: dict[str, Any], example: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Deliberately wrong arguments: a parameter of the wrong type, a required one missing, an
+    unknown one, or not an object at all."""
+    props = sorted(schema.get("properties", {}))
+    base = st.just(dict(example))
+    options = [
+        ANY_JSON.filter(lambda v: not isinstance(v, dict)),
+        base.flatmap(lambda e: st.dictionaries(st.text(min_size=1, max_size=10), ANY_JSON, max_size=2).map(lambda x: {**e, **x})),
+    ]
+    if props:
+        options.append(st.tuples(base, st.sampled_from(props), ANY_JSON).map(lambda t: {**t[0], t[1]: t[2]}))
+        options.append(st.tuples(base, st.sampled_from(props)).map(lambda t: {k: v for k, v in t[0].items() if k != t[1]}))
+    return st.one_of(options)
+
+
+def mutated_example(schema: dict[str, Any], example: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """The tool's working example with one parameter regenerated: reaches past validation."""
+    props = schema.get("properties", {})
+    if not props:
+        return st.just(dict(example))
+    return st.sampled_from(sorted(props)).flatmap(lambda k: from_schema(props[k]).map(lambda v: {**example, k: v}))
+
+
+def cases_for(capability: Any) -> list[Any]:
+    schema = announced_schema(capability.parsed_model)
+    example = capability.example or {}
+    strategy = st.one_of(from_schema(schema), wrong(schema, example), mutated_example(schema, example))
+    found: list[Any] = []
+
+    @settings(
+        max_examples=CASES_PER_TOOL,
+        database=None,
+        deadline=None,
+        derandomize=True,  # the same cases every run: a failure here reproduces
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(arguments: Any) -> None:
+        found.append(arguments)
+
+    collect()
+    return found
+
+
+class TestGeneratedArguments:
+    """Every capability, given generated right and wrong arguments, answers in structure."""
+
+    def test_every_capability_answers_structurally(self, hostile: ServerProcess) -> None:
+        cases = [(c.name, arguments) for c in REGISTRY for arguments in cases_for(c)]
+        started = time.monotonic()
+        local = threading.local()
+
+        def send(case: tuple[str, Any]) -> str | None:
+            if not hasattr(local, "client"):
+                local.client = httpx2.Client()
+            try:
+                response: httpx2.Response | Exception = call(local.client, hostile, *case)
+            except httpx2.HTTPError as exc:
+                response = exc
+            return judge(*case, response)
+
+        # A few kept-alive connections at once, as a runtime's agents would hold them.
+        with ThreadPoolExecutor(CONNECTIONS) as pool:
+            failures = [problem for problem in pool.map(send, cases) if problem is not None]
+        elapsed = time.monotonic() - started
+        crashed = server_events(hostile, "tool.crashed", "tool.database_unavailable")
+        failures += [f"log: {e['event']} {e.get('tool')}: {str(e.get('exception', ''))[-300:]}" for e in crashed]
+        race_refs = {e.get("ref", "") for e in crashed if KNOWN_RACE in str(e.get("exception", ""))}
+        failures = [f for f in failures if not known_bug(f, race_refs)]
+        assert failures == [], f"{len(failures)} of {len(cases)} calls:\n" + "\n".join(failures)
+        assert len(cases) >= 2 * len(REGISTRY) and len(REGISTRY) >= 400
+        assert_healthy(hostile)
+        # ~40 s on an idle machine (27 ms a call, 2026-11-30); a generous bound for loaded CI.
+        assert elapsed < 300, f"{len(cases)} generated calls took {elapsed:.0f} s"
+
+
+class TestKnownBugs:
+    """Bugs the generated arguments found; each stays visible here until fixed."""
+
+    @pytest.mark.xfail(strict=True, reason="bug: finance.budget_report with period '0000-01' crashes (ValueError: year 0 is out of range in budgets.month_bounds) instead of a validation error")
+    def test_budget_report_year_zero(self, hostile: ServerProcess) -> None:
+        with httpx2.Client() as client:
+            arguments = {"period_from": "0000-01", "period_to": "0000-01"}
+            response = call(client, hostile, "finance.budget_report", arguments)
+        assert judge("finance.budget_report", arguments, response) is None, response.text[:300]
+
+
+    def test_concurrent_rescans(self, hostile: ServerProcess) -> None:
+        """Concurrent rescans race on new files; the loser now hears "conflict … retry", not a
+        misreported outage (facade/calls.py maps IntegrityError/StaleDataError to a conflict)."""
+        root = hostile.workdir / "roots" / "photos"
+        original = next(root.rglob("IMG_*.jpg"))
+        (root / "race").mkdir(exist_ok=True)
+        for n in range(30):
+            (root / "race" / f"race-{time.monotonic_ns()}-{n}.jpg").write_bytes(original.read_bytes())
+
+        def rescan(_: int) -> str | None:
+            with httpx2.Client() as client:
+                return judge("photos.library_rescan", {}, call(client, hostile, "photos.library_rescan", {}))
+
+        with ThreadPoolExecutor(6) as pool:
+            problems = [p for p in pool.map(rescan, range(6)) if p is not None]
+        assert problems == []
+
+
+# --- schemathesis against /openapi.json --------------------------------------------------------
+
+
+def schemathesis_failures(server: ServerProcess, only: set[str] | None = None, **validate: Any) -> list[str]:
+    """Runs schemathesis's checks on generated requests to every /api operation (or `only`
+    these labels) as the operator; returns one line per failing operation."""
+    import schemathesis
+
+    schema = schemathesis.openapi.from_url(f"{server.base}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 11
+    failures: list[str] = []
+    for operation in operations:
+        if only is not None and operation.label not in only:
+            continue
+
+        @settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(case=operation.as_strategy())
+        def exercise(case: Any) -> None:
+            case.call_and_validate(headers={"Authorization": f"Bearer {DEV['operator']}"}, timeout=CALL_TIMEOUT, **validate)
+
+        try:
+            exercise()
+        except Exception as exc:  # noqa: BLE001 — every operation runs; failures are reported together
+            failures.append(f"{operation.label}: {str(exc)[:700]}")
+    return failures
+
+
+class TestOpenApi:
+    """schemathesis, from /openapi.json, against every /api operation as the operator. (Its
+    pytest plugin 4.32 does not run under pytest 9 — `Function` has no `_nodeid` — so its
+    Python API drives it.)"""
+
+    def test_every_response_is_documented_and_no_500(self, hostile: ServerProcess) -> None:
+        from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+        # Every check but one: the spec leaves enumerated query values as plain strings (the
+        # xfail below), so a refused "schema-valid" value is that bug, not a new one.
+        failures = schemathesis_failures(hostile, excluded_checks=[positive_data_acceptance])
+        assert failures == [], "\n".join(failures)
+        assert_healthy(hostile)
+
+    @pytest.mark.xfail(
+        strict=True,
+        reason="bug: /openapi.json types `status` (GET /api/cards), `format` (GET /api/agents/{agent}/denylist) and "
+        "`limit` (GET /api/audit) as any string, so schema-valid requests like ?status=nil get 400; they need enum / integer 1-1000",
+    )
+    def test_schema_valid_query_values_are_accepted(self, hostile: ServerProcess) -> None:
+        from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+        failures = schemathesis_failures(hostile, {"GET /api/cards", "GET /api/audit"}, checks=[positive_data_acceptance])
+        assert failures == [], "\n".join(failures)
+
+
+# --- bodies: oversized and deeply nested --------------------------------------------------------
+
+
+def legacy_session(client: httpx2.Client, server: ServerProcess, token: str = DEV["walker"]) -> dict[str, str]:
+    """Opens a 2025-11-25 session; returns the headers that continue it."""
+    base = {**ACCEPT, "Authorization": f"Bearer {token}"}
+    init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-hostile", "version": "1"}}
+    opened = client.post(server.url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, headers=base)
+    session = {**base, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
+    client.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+    return session
+
+
+def modern_headers(name: str = "files.list") -> dict[str, str]:
+    return {
+        **ACCEPT,
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+        "Authorization": f"Bearer {DEV['walker']}",
+    }
+
+
+def tools_call_body(arguments_json: str, name: str = "files.list", meta: bool = True) -> bytes:
+    params = f'"name": "{name}", "arguments": {arguments_json}' + (f', "_meta": {json.dumps(META)}' if meta else "")
+    return ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {' + params + "}}").encode()
+
+
+def structured_refusal(response: httpx2.Response) -> str:
+    """The refusal's message; fails on a 5xx, a stack trace or anything that is not JSON-RPC."""
+    assert response.status_code < 500, (response.status_code, response.text[:300])
+    assert "Traceback" not in response.text
+    message = _jsonrpc(response)
+    if "error" in message:
+        return message["error"]["message"]
+    assert message["result"]["isError"], message
+    return message["result"]["content"][0]["text"]
+
+
+class TestBodies:
+    """Oversized and deeply nested bodies are refused with a message; the server goes on."""
+
+    SIZE = 3 * 1_048_576
+
+    def test_oversized_body_both_eras_declared_and_chunked(self, hostile: ServerProcess) -> None:
+        pad = json.dumps({"path": "", "pad": "x" * self.SIZE})
+        with httpx2.Client(timeout=30) as client:
+            session = legacy_session(client, hostile)
+            sends = {
+                "modern, Content-Length": lambda: client.post(hostile.url, content=tools_call_body(pad), headers=modern_headers()),
+                "legacy, Content-Length": lambda: client.post(
+                    hostile.url, content=tools_call_body(pad, meta=False), headers={**session, "Content-Type": "application/json"}
+                ),
+                "modern, chunked": lambda: client.post(
+                    hostile.url, content=iter([tools_call_body(pad)[i : i + 65536] for i in range(0, self.SIZE + 200, 65536)]), headers=modern_headers()
+                ),
+            }
+            for how, send in sends.items():
+                response = send()
+                assert response.status_code == 413, (how, response.status_code, response.text[:200])
+                assert "FACADE_MAX_BODY_BYTES" in response.json()["error"]["message"], how
+            # The legacy session survived its refused request.
+            after = client.post(
+                hostile.url, content=tools_call_body('{"path": ""}', meta=False), headers={**session, "Content-Type": "application/json"}
+            )
+            assert not _jsonrpc(after)["result"].get("isError"), after.text[:300]
+        assert_healthy(hostile)
+
+    @pytest.mark.parametrize("opener,closer", [("[", "]"), ('{"a":', "}")], ids=["arrays", "objects"])
+    def test_ten_thousand_levels_of_nesting(self, hostile: ServerProcess, opener: str, closer: str) -> None:
+        deep = opener * 10_000 + "1" + closer * 10_000
+        with httpx2.Client(timeout=30) as client:
+            session = legacy_session(client, hostile)
+            for what, body in {
+                "as an argument": tools_call_body('{"path": ' + deep + "}"),
+                "as the arguments": tools_call_body(deep),
+                "as a parameter of the request": tools_call_body('{"path": ""}').replace(b'"id": 1', b'"id": 1, "x": ' + deep.encode()),
+            }.items():
+                for era, headers in (("modern", modern_headers()), ("legacy", {**session, "Content-Type": "application/json"})):
+                    sent = body if era == "modern" else body.replace(b', "_meta": ' + json.dumps(META).encode(), b"")
+                    response = client.post(hostile.url, content=sent, headers=headers)
+                    assert response.status_code < 500, (what, era, response.status_code, response.text[:300])
+                    assert "Traceback" not in response.text and "RecursionError" not in response.text, (what, era)
+        assert_healthy(hostile)
+
+
+# --- path traversal and SQL metacharacters ------------------------------------------------------
+
+PATHISH = re.compile(r"path|source|dest|folder|file|target|directory|dir$|from|to$|archive|into|location")
+
+
+def string_properties(capability: Any, pattern: re.Pattern[str] | None = None) -> list[str]:
+    props = announced_schema(capability.parsed_model).get("properties", {})
+    return [
+        k
+        for k, v in props.items()
+        if (v.get("type") == "string" or any(s.get("type") == "string" for s in v.get("anyOf", []))) and (pattern is None or pattern.search(k))
+    ]
+
+
+def outside_the_sandboxes(root: Path) -> set[str]:
+    """Every file under the server's workdir that no sandbox, database or log owns."""
+    owned = {"files", "roots", "data", "agents"}
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.relative_to(root).parts[0] not in owned and p.name != "server.log"}
+
+
+class TestTraversal:
+    """A path that leaves a sandbox is refused; nothing outside is read, written or listed."""
+
+    def test_every_path_parameter_refuses_to_leave_its_sandbox(self, hostile: ServerProcess) -> None:
+        canary = str(hostile.workdir / "canary.txt")
+        before = outside_the_sandboxes(hostile.workdir)
+        targets = [(c, p) for c in REGISTRY if c.domain in SANDBOXES for p in string_properties(c, PATHISH)]
+        assert len(targets) >= 20  # a floor: the sandboxed domains take many paths
+        failures = []
+        with httpx2.Client() as client:
+            for capability, prop in targets:
+                for value in TRAVERSALS:
+                    arguments = {**(capability.example or {}), prop: value.format(canary=canary)}
+                    response = call(client, hostile, capability.name, arguments)
+                    if (problem := judge(capability.name, arguments, response)) is not None:
+                        failures.append(problem)
+                    elif SECRET in response.text or "root:x:0:0" in response.text:
+                        failures.append(f"{capability.name} {prop}={value!r}: read outside its sandbox: {response.text[:200]}")
+        assert failures == [], "\n".join(failures)
+        assert outside_the_sandboxes(hostile.workdir) == before, "a file was written outside every sandbox"
+        assert (hostile.workdir / "canary.txt").read_text() == SECRET
+        assert not Path("/etc/passwd").exists() or "root" in Path("/etc/passwd").read_text()
+
+
+SEARCHY = re.compile(r"query|q$|search|text|name|title|filter|term|match|description|note|subject|body|tag")
+
+
+class TestSqlMetacharacters:
+    """Text and search fields carrying SQL are data: no error, no effect on other rows."""
+
+    def test_sql_in_text_and_search_fields(self, hostile: ServerProcess) -> None:
+        targets = [(c, p) for c in REGISTRY for p in string_properties(c, SEARCHY)]
+        assert len(targets) >= 50
+        failures = []
+        with httpx2.Client() as client:
+            listing = call(client, hostile, "finance.account_list", {})
+            for capability, prop in targets:
+                for value in SQL[:6]:
+                    arguments = {**(capability.example or {}), prop: value}
+                    response = call(client, hostile, capability.name, arguments)
+                    if (problem := judge(capability.name, arguments, response)) is not None:
+                        failures.append(problem)
+                    elif "syntax error" in response.text.lower() or "sqlite3." in response.text or "psycopg" in response.text:
+                        failures.append(f"{capability.name} {prop}={value!r}: SQL reached the database as code: {response.text[:200]}")
+            # The tables the payloads named are still there and unchanged in shape.
+            again = call(client, hostile, "finance.account_list", {})
+        assert failures == [], "\n".join(failures)
+        assert _jsonrpc(again)["result"].get("isError") == _jsonrpc(listing)["result"].get("isError")
+        assert_healthy(hostile)
+
+
+# --- headers ---------------------------------------------------------------------------------
+
+
+class TestHeaders:
+    """CR/LF and absurd lengths in headers never split a response or crash a call."""
+
+    def test_crlf_in_the_conversation_header(self, hostile: ServerProcess) -> None:
+        import socket
+
+        body = tools_call_body('{"path": ""}')
+        for value in (b"abc\r\nX-Injected: yes", b"abc\nX-Injected: yes", b"abc\rX-Injected: yes"):
+            head = (
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " + MODERN.encode() + b"\r\n"
+                b"Mcp-Method: tools/call\r\nMcp-Name: files.list\r\nAuthorization: Bearer " + DEV["walker"].encode() + b"\r\n"
+                b"X-Conversation-Id: " + value + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+            )
+            with socket.create_connection(("127.0.0.1", hostile.port), timeout=10) as sock:
+                sock.sendall(head + body)
+                answer = b""
+                with contextlib.suppress(TimeoutError):
+                    while chunk := sock.recv(65536):
+                        answer += chunk
+            status = answer.split(b"\r\n", 1)[0]
+            assert answer == b"" or status.startswith(b"HTTP/1.1"), answer[:200]
+            assert b"500" not in status, answer[:300]
+            headers = answer.split(b"\r\n\r\n", 1)[0].lower()
+            assert b"x-injected" not in headers, answer[:300]
+        # Control characters that do reach the server in a conversation id stay data.
+        with httpx2.Client() as client:
+            for conversation in ("a\tb", "é".encode() * 3, "x" * 8000, "../../etc", "'; DROP TABLE cards; --"):
+                response = client.post(
+                    hostile.url,
+                    content=tools_call_body('{"path": ""}'),
+                    headers={**modern_headers(), "X-Conversation-Id": conversation},
+                )
+                assert response.status_code in (200, 400, 431), (conversation[:20], response.status_code, response.text[:300])
+                if response.status_code == 200:
+                    assert not _jsonrpc(response)["result"].get("isError"), response.text[:300]
+                assert "x-injected" not in response.headers
+        assert_healthy(hostile)
+
+    def test_absurdly_long_headers(self, hostile: ServerProcess) -> None:
+        with httpx2.Client(timeout=30) as client:
+            for header, size in (("X-Conversation-Id", 200_000), ("Authorization", 200_000), ("X-Filler", 1_000_000), ("Mcp-Name", 100_000)):
+                value = ("Bearer " if header == "Authorization" else "") + "y" * size
+                try:
+                    response = client.post(hostile.url, content=tools_call_body('{"path": ""}'), headers={**modern_headers(), header: value})
+                except httpx2.HTTPError:
+                    continue  # the server may close the connection on a header too large to read
+                assert response.status_code < 500, (header, response.status_code, response.text[:300])
+                assert "Traceback" not in response.text
+        assert_healthy(hostile)
+
+
+# --- tokens never come back, never reach the log ----------------------------------------------
+
+
+class TestTokensStaySecret:
+    """Every dev token, sent every way (bearer, injected auth_token, query string, wrong
+    places), appears in no response body, no response header and no log line."""
+
+    def test_no_token_in_any_answer_or_log_line(self, hostile: ServerProcess) -> None:
+        tokens = sorted(DEV.values())
+        variants = [*tokens, *(t + "-wrong" for t in tokens), *(t.upper() for t in tokens)]
+        leaks = []
+        with httpx2.Client(timeout=30) as client:
+
+            def check(how: str, response: httpx2.Response) -> None:
+                seen = response.text + json.dumps(dict(response.headers))
+                if how.startswith("GET /dashboard"):
+                    # By design, on loopback with no FACADE_OPERATOR_TOKEN set, the sign-in page
+                    # shows the documented development operator token as a hint; nothing else.
+                    seen = seen.replace(DEV["operator"], "")
+                for token in variants:
+                    if token in seen or token.lower() in seen.lower():
+                        leaks.append(f"{how}: {token!r} came back: {seen[:300]}")
+                        return
+
+            for token in variants:
+                q = f"?auth_token={token}&token={token}&access_token={token}"
+                check("bearer", call(client, hostile, "files.list", {"path": ""}, token=token))
+                check("bearer, bad args", call(client, hostile, "files.read", {"nope": 1}, token=token))
+                check("injected", call(client, hostile, "files.list", {"path": "", "auth_token": token}, token=DEV["runtime"]))
+                check("injected, wrong type", call(client, hostile, "files.list", {"path": "", "auth_token": [token]}, token=DEV["runtime"]))
+                check("injected bad args", call(client, hostile, "files.read", {"path": 5, "auth_token": token}, token=DEV["runtime"]))
+                check("arguments not an object", call(client, hostile, "files.list", [token]))
+                check("in _meta", client.post(hostile.url, content=tools_call_body('{"path": ""}').replace(b'"_meta": {', b'"_meta": {"auth_token": "' + token.encode() + b'", '), headers=modern_headers()))
+                check("query string", client.post(hostile.url + q, content=tools_call_body('{"path": ""}'), headers={**modern_headers(), "Authorization": ""}))
+                check("listing", client.post(hostile.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}, headers={**modern_headers(), "Mcp-Method": "tools/list", "Authorization": f"Bearer {token}"}))
+                check("legacy initialize", client.post(hostile.url + q, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-hostile", "version": "1"}}}, headers={**ACCEPT, "Authorization": f"Bearer {token}"}))
+                for path in ("/api/agents", "/api/cards", "/api/agents/atlas/tools", f"/api/audit{q}", f"/dashboard{q}"):
+                    check(f"GET {path}", client.get(hostile.base + path, headers={"Authorization": f"Bearer {token}"}))
+                check("API bad body", client.post(f"{hostile.base}/api/cards/1/deny", content=token, headers={"Authorization": f"Bearer {token}"}))
+                check("basic auth", client.get(f"{hostile.base}/api/agents", headers={"Authorization": f"Basic {token}"}))
+        log = hostile.log()
+        in_log = [t for t in variants if t.lower() in log.lower()]
+        assert leaks == [], "\n".join(leaks)
+        assert in_log == [], f"tokens in the server log: {in_log}: " + next(
+            (line[:300] for line in log.splitlines() if any(t.lower() in line.lower() for t in in_log)), ""
+        )
+        assert "facade-dev-" not in log
