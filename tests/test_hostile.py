@@ -136,7 +136,7 @@ def judge(name: str, arguments: Any, response: httpx2.Response | Exception) -> s
     return None
 
 
-# Bugs this file found, each reproduced exactly by an xfail test below (but the race on
+# Bugs this file found (fixed since; their tests below keep them fixed) (but the race on
 # concurrent update/delete, which no single call reproduces); the generated walk tolerates only
 # these, so that any new failure still fails it.
 KNOWN_BUGS = {
@@ -304,7 +304,6 @@ class TestGeneratedArguments:
 class TestKnownBugs:
     """Bugs the generated arguments found; each stays visible here until fixed."""
 
-    @pytest.mark.xfail(strict=True, reason="bug: finance.budget_report with period '0000-01' crashes (ValueError: year 0 is out of range in budgets.month_bounds) instead of a validation error")
     def test_budget_report_year_zero(self, hostile: ServerProcess) -> None:
         with httpx2.Client() as client:
             arguments = {"period_from": "0000-01", "period_to": "0000-01"}
@@ -366,17 +365,12 @@ class TestOpenApi:
     def test_every_response_is_documented_and_no_500(self, hostile: ServerProcess) -> None:
         from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-        # Every check but one: the spec leaves enumerated query values as plain strings (the
-        # xfail below), so a refused "schema-valid" value is that bug, not a new one.
+        # Every check but one, which the next test runs on the routes whose query values are
+        # enumerated or bounded (it once found them typed as plain strings).
         failures = schemathesis_failures(hostile, excluded_checks=[positive_data_acceptance])
         assert failures == [], "\n".join(failures)
         assert_healthy(hostile)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="bug: /openapi.json types `status` (GET /api/cards), `format` (GET /api/agents/{agent}/denylist) and "
-        "`limit` (GET /api/audit) as any string, so schema-valid requests like ?status=nil get 400; they need enum / integer 1-1000",
-    )
     def test_schema_valid_query_values_are_accepted(self, hostile: ServerProcess) -> None:
         from schemathesis.specs.openapi.checks import positive_data_acceptance
 

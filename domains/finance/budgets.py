@@ -38,6 +38,8 @@ def set_budget(db: Session, args: BudgetSet) -> tuple[Budget, bool]:
 
 def month_bounds(period: str) -> tuple[date, date]:
     year, month = int(period[:4]), int(period[5:])
+    if year < 1:
+        raise InvalidRequest(f"{period} is not a month of the calendar: years start at 0001; give a real month, YYYY-MM")
     return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
 
 

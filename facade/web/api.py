@@ -19,6 +19,7 @@ import json
 
 from facade import denylist
 from facade.approvals import card_view
+from facade.cards import STATUSES
 from facade.budget import agent_budget
 from facade.catalogue import catalogue_report
 from facade.conversations import delete_conversation
@@ -47,7 +48,7 @@ class ApiRoute:
     summary: str
     handler: Handler
     operator_only: bool = True
-    query: tuple[tuple[str, str], ...] = ()
+    query: tuple[tuple[str, str] | tuple[str, str, dict[str, Any]], ...] = ()
     produces: str = "application/json"
     tags: tuple[str, ...] = field(default=("api",))
 
@@ -209,14 +210,18 @@ ROUTES: list[ApiRoute] = [
         "The catalogue tools a runtime must hide from the agent.",
         agent_denylist,
         False,
-        (CONVERSATION, ("format", "openclaw | json | lines"), ("server_name", "The runtime's name for this server.")),
+        (
+            CONVERSATION,
+            ("format", "The shape of the list.", {"type": "string", "enum": list(denylist.FORMATS)}),
+            ("server_name", "The runtime's name for this server."),
+        ),
     ),
     ApiRoute(
         "/api/cards",
         "GET",
         "Approval cards (pending by default).",
         list_cards,
-        query=(("status", "pending | approved | denied | expired | cancelled | all"),),
+        query=(("status", "Which cards; pending by default.", {"type": "string", "enum": ["all", *STATUSES]}),),
     ),
     ApiRoute("/api/cards/{card}/approve", "POST", "Approve a pending card; its held call runs.", approve_card),
     ApiRoute("/api/cards/{card}/deny", "POST", "Deny a pending card; nothing runs.", deny_card),
@@ -226,7 +231,13 @@ ROUTES: list[ApiRoute] = [
         "Delete a conversation: revert its elevations, cancel its pending cards.",
         delete_conversation_route,
     ),
-    ApiRoute("/api/audit", "GET", "The audit log, newest first.", audit_log, query=(("limit", "1 to 1000"),)),
+    ApiRoute(
+        "/api/audit",
+        "GET",
+        "The audit log, newest first.",
+        audit_log,
+        query=(("limit", "How many entries.", {"type": "integer", "minimum": 1, "maximum": 1000}),),
+    ),
     ApiRoute(
         "/api/agents/{agent}/budget",
         "GET",
@@ -279,7 +290,10 @@ def openapi(routes: list[ApiRoute], version: str) -> dict[str, Any]:
             for name in ("agent", "card", "conversation")
             if "{" + name + "}" in r.path
         ]
-        params += [{"name": n, "in": "query", "required": False, "description": d, "schema": {"type": "string"}} for n, d in r.query]
+        params += [
+            {"name": q[0], "in": "query", "required": False, "description": q[1], "schema": q[2] if len(q) > 2 else {"type": "string"}}  # type: ignore[misc]
+            for q in r.query
+        ]
         body = {"schema": {"type": "string"}} if not r.produces.endswith("json") else {"schema": {"type": "object"}}
         paths.setdefault(r.path, {})[r.method.lower()] = {
             "summary": r.summary,
