@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     card_ttl_seconds: float = Field(default=24 * 3600, gt=0)
     base_prompt_tokens: int = Field(default=1500, ge=0, description="The runtime's own prompt and native tools (an estimate).")
     sweep_seconds: float = Field(default=5, gt=0, description="How often expiries are checked.")
-    public_url: str = Field(default="", description="Where operators reach this server (for the CLI).")
+    public_url: str = Field(default="", description="Where operators reach this server; https:// marks the dashboard cookie Secure.")
     seed: bool = True
     log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")
 

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
 import anyio.to_thread
@@ -77,6 +77,23 @@ def _provider(agent: str, provider: str | Provider | None, model: str | None, ba
         raise UsageError(str(exc)) from None
 
 
+OPTION_NAMES = (
+    "url", "token", "mode", "session", "sessions_dir", "agents_dir", "allow", "deny", "ask", "default",
+    "max_steps", "history_budget",
+)
+
+
+def _prepare(agent: str, given: dict[str, Any], prompter: Prompter | None, err: TextIO) -> tuple[Provider, HostOptions] | int:
+    """The provider and the host options `run` and `chat` share, from their keyword arguments;
+    a wrong command is one line on `err` and exit code 2."""
+    try:
+        chosen = _provider(agent, given["provider"], given["model"], given["base_url"], given["api_key"], given["agents_dir"])
+        return chosen, _options(agent, prompter=prompter, **{name: given[name] for name in OPTION_NAMES})
+    except UsageError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+
+
 def _failure(exc: BaseException) -> str:
     """The first real error inside anyio's exception groups, as one line."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -110,13 +127,10 @@ def run(
 ) -> int:
     """One request; prints the answer. Nobody is there to ask, so Prompt decisions are denied."""
     out, err = out or sys.stdout, err or sys.stderr
-    try:
-        chosen = _provider(agent, provider, model, base_url, api_key, agents_dir)
-        options = _options(agent, url=url, token=token, mode=mode, session=session, sessions_dir=sessions_dir, agents_dir=agents_dir,
-                           allow=allow, deny=deny, ask=ask, default=default, max_steps=max_steps, history_budget=history_budget, prompter=None)
-    except UsageError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+    prepared = _prepare(agent, locals(), None, err)
+    if isinstance(prepared, int):
+        return prepared
+    chosen, options = prepared
 
     async def once() -> int:
         async with start(agent, chosen, options) as loop:
@@ -178,14 +192,10 @@ def chat(
 ) -> int:
     """The interactive loop: one request per line; /usage, /tools, /session, /exit."""
     out, err = out or sys.stdout, err or sys.stderr
-    try:
-        chosen = _provider(agent, provider, model, base_url, api_key, agents_dir)
-        options = _options(agent, url=url, token=token, mode=mode, session=session, sessions_dir=sessions_dir, agents_dir=agents_dir,
-                           allow=allow, deny=deny, ask=ask, default=default, max_steps=max_steps, history_budget=history_budget,
-                           prompter=terminal_prompter(input_fn, out))
-    except UsageError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+    prepared = _prepare(agent, locals(), terminal_prompter(input_fn, out), err)
+    if isinstance(prepared, int):
+        return prepared
+    chosen, options = prepared
 
     async def repl() -> int:
         async with start(agent, chosen, options) as loop:
