@@ -49,6 +49,10 @@ def _settings(**overrides: Any) -> Settings:
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to listen on (FACADE_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (FACADE_PORT, default 8765).")] = None,
+    anonymous_agent: Annotated[
+        str | None,
+        typer.Option(help="Loopback only: requests without a token act as this agent (FACADE_ANONYMOUS_AGENT).", show_default=False),
+    ] = None,
 ) -> None:
     """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
     import uvicorn
@@ -57,7 +61,7 @@ def serve(
     from facade.logs import configure_logging
     from facade.web.app import build_app
 
-    settings = _settings(host=host, port=port)
+    settings = _settings(host=host, port=port, anonymous_agent=anonymous_agent)
     configure_logging(settings.log_json)
     core = build_core(settings)
     prepare_database(core)

@@ -61,7 +61,10 @@ def build_core(settings: Settings | None = None) -> Core:
         runtime_tokens=settings.runtime_token_list,
         operator_token=settings.operator_token,
         on_loopback=settings.on_loopback,
+        anonymous_agent=settings.anonymous_agent,
     )
+    if tokens.anonymous_agent is not None:
+        log.warning("identity.anonymous_agent", agent=tokens.anonymous_agent, hint="requests without a token act as this agent")
     if not settings.on_loopback:
         for agent in agents.values():
             if agent.dev_token:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from facade.agents import DEV_TOKEN_PREFIX, Agent
-from facade.errors import IdentityError
+from facade.errors import ConfigError, IdentityError
 
 PrincipalKind = Literal["agent", "runtime", "operator"]
 DEV_RUNTIME_TOKEN = f"{DEV_TOKEN_PREFIX}runtime"
@@ -45,7 +45,9 @@ class TokenBook:
     """Every accepted token and its owner.
 
     Development tokens (`facade-dev-…`) are accepted only when the server listens on loopback;
-    elsewhere an agent without its `token_env` set simply cannot connect.
+    elsewhere an agent without its `token_env` set simply cannot connect. The anonymous agent
+    (`FACADE_ANONYMOUS_AGENT`) is the same kind of loopback-only convenience: it lets a client
+    that cannot send a header (the official conformance suite) be one agent.
     """
 
     def __init__(
@@ -55,7 +57,9 @@ class TokenBook:
         runtime_tokens: Iterable[str] = (),
         operator_token: str | None = None,
         on_loopback: bool,
+        anonymous_agent: str | None = None,
     ) -> None:
+        self.anonymous_agent = _checked_anonymous(anonymous_agent or None, agents, on_loopback=on_loopback)
         self._owners: dict[bytes, Principal] = {}
         for agent in agents.values():
             if on_loopback or not agent.dev_token:
@@ -71,6 +75,23 @@ class TokenBook:
         return self._owners.get(_digest(token)) if token else None
 
 
+def _checked_anonymous(name: str | None, agents: Mapping[str, Agent], *, on_loopback: bool) -> str | None:
+    if name is None:
+        return None
+    if not on_loopback:
+        raise ConfigError(
+            f"the anonymous agent {name!r} (FACADE_ANONYMOUS_AGENT, --anonymous-agent) lets any request "
+            "without a token act as that agent, so it works only while the server listens on loopback "
+            "(FACADE_HOST=127.0.0.1, ::1 or localhost); unset it, or listen on loopback"
+        )
+    if name not in agents:
+        raise ConfigError(
+            f"the anonymous agent (FACADE_ANONYMOUS_AGENT, --anonymous-agent) is {name!r}, which is not an "
+            f"agent here; agents: {', '.join(sorted(agents))}"
+        )
+    return name
+
+
 def bearer_of(authorization: str | None) -> str | None:
     """The token of an `Authorization: Bearer …` header, or None when there is none."""
     if not authorization:
@@ -81,7 +102,8 @@ def bearer_of(authorization: str | None) -> str | None:
 
 def resolve_caller(book: TokenBook, *, bearer: str | None, injected: str | None) -> Caller:
     """The transport's bearer wins; an injected `auth_token` that disagrees with an agent's
-    bearer is ignored. A runtime's bearer needs the agent's token injected into the call."""
+    bearer is ignored. A runtime's bearer needs the agent's token injected into the call. With
+    neither, the anonymous agent when one is set; an injected token that is wrong stays wrong."""
     if bearer is not None:
         principal = book.lookup(bearer)
         if principal is None:
@@ -99,6 +121,8 @@ def resolve_caller(book: TokenBook, *, bearer: str | None, injected: str | None)
                 + ("missing" if not injected else "not a known agent token")
             )
         return Caller(agent.agent, via_runtime=True)
+    if not injected and book.anonymous_agent is not None:
+        return Caller(book.anonymous_agent)
     principal = book.lookup(injected)
     if principal is None or principal.kind != "agent" or principal.agent is None:
         raise IdentityError(
@@ -110,6 +134,8 @@ def resolve_caller(book: TokenBook, *, bearer: str | None, injected: str | None)
 
 def resolve_listing(book: TokenBook, bearer: str | None) -> Principal:
     """Who a `tools/list` is for: an agent (its view) or a runtime (the whole catalogue)."""
+    if bearer is None and book.anonymous_agent is not None:
+        return Principal("agent", book.anonymous_agent)
     principal = book.lookup(bearer)
     if principal is None or principal.kind == "operator":
         raise IdentityError(

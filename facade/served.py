@@ -24,9 +24,13 @@ from facade.schema import announced_tool, compact_json
 
 @dataclass(frozen=True, slots=True)
 class Wire:
-    """The tools array exactly as one protocol era puts it on the wire (compact JSON)."""
+    """The tools array exactly as one protocol era puts it on the wire: its serialized form and
+    its compact JSON, as text and as the UTF-8 bytes `tools/list` answers with (both shared
+    read-only by every response of this view), with size and hash."""
 
+    tools: list[dict[str, Any]] = field(compare=False, repr=False)
     json: str
+    encoded: bytes = field(compare=False, repr=False)
     bytes: int
     sha256: str
 
@@ -50,7 +54,7 @@ class Served:
                 pass
             text = compact_json(dumped["tools"])
             data = text.encode("utf-8")
-            cached = Wire(text, len(data), hashlib.sha256(data).hexdigest())
+            cached = Wire(dumped["tools"], text, data, len(data), hashlib.sha256(data).hexdigest())
             self._wires[era] = cached
         return cached
 

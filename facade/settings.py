@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     domains: str = Field(default="", description="Comma-separated extra domain modules.")
     runtime_tokens: str = Field(default="", description="Comma-separated tokens of multi-agent runtimes.")
     operator_token: str | None = None
+    anonymous_agent: str | None = Field(
+        default=None, description="Loopback only: a request without a bearer token is this agent (for the conformance suite)."
+    )
     max_body_bytes: int = 1_048_576
     redis_url: str | None = Field(default=None, description="Elevations, cards and list_changed in Redis.")
     elevation_ttl_seconds: float = Field(default=8 * 3600, gt=0)

@@ -22,6 +22,7 @@ from facade.conversations import sweep
 from facade.core import Core
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
+from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, openapi, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.limits import BodyLimit
@@ -74,7 +75,7 @@ def build_app(core: Core) -> Starlette:
 
     app = Starlette(
         routes=[
-            Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]),
+            Route("/mcp", endpoint=Splice(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             Route("/openapi.json", openapi_json),
             *starlette_routes(core, ROUTES),

@@ -1,0 +1,53 @@
+"""The splice that puts a view's precomputed tools array into a `tools/list` response."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from facade.mcp.splice import Splice, defer_array
+
+ARRAY = json.dumps([{"name": "projects.project_get", "description": "Get a project — by id"}], ensure_ascii=False).encode()
+
+
+def run(app_body: list[bytes], *, register: bool = True, length: bool = True) -> tuple[dict, bytes]:
+    """Drives `Splice` around an app that answers with `app_body` chunks (its JSON around the
+    placeholder when `register`), and returns the start message and the body that left."""
+    sent: list[dict] = []
+
+    async def app(scope, receive, send):
+        body = [chunk.replace(b"@", json.dumps(defer_array(scope, ARRAY)).encode()) if register else chunk for chunk in app_body]
+        headers = [(b"content-type", b"application/json")]
+        if length:
+            headers.append((b"content-length", str(sum(map(len, body))).encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        for i, chunk in enumerate(body):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < len(body) - 1})
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    anyio.run(Splice(app), {"type": "http", "headers": []}, receive, send)
+    return sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_the_array_replaces_its_placeholder_and_the_length_follows() -> None:
+    start, body = run([b'{"result":{"tools":@,"resultType":"complete"}}'])
+    assert json.loads(body)["result"]["tools"] == json.loads(ARRAY)
+    assert int(dict(start["headers"])[b"content-length"]) == len(body)
+
+
+def test_an_event_stream_chunk_is_spliced_too() -> None:
+    _, body = run([b": ping\r\n\r\n", b'event: message\r\ndata: {"result":{"tools":@}}\r\n\r\n'], length=False)
+    data = body.split(b"data: ", 1)[1].strip()
+    assert json.loads(data)["result"]["tools"] == json.loads(ARRAY)
+
+
+def test_a_response_with_nothing_registered_passes_untouched() -> None:
+    text = b'{"result":{"content":[{"type":"text","text":"facade-tools-00000000000000000000000000000000"}]}}'
+    start, body = run([text], register=False)
+    assert body == text and int(dict(start["headers"])[b"content-length"]) == len(text)
