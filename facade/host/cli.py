@@ -4,6 +4,11 @@ the command line wires in.
 Exit codes: 0 answered; 3 stopped at the step cap (the honest stop was printed); 1 the model
 endpoint or the facade failed; 2 the command was wrong (unknown provider, bad rule, no model);
 130 interrupted (Ctrl-C).
+
+The model's window is agent.toml's `context_window` unless `context_window` (or
+FACADE_HOST_CONTEXT_WINDOW) says otherwise — a local server often runs a model with a smaller
+window than the model has; `compact_at` (FACADE_HOST_COMPACT_AT) is the share of it a request may
+fill before the loop compacts.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from typing import Any, TextIO
 import anyio
 import anyio.to_thread
 
+from facade.host.compaction import COMPACT_AT, CompactionConfig
 from facade.host.loop import AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter
 from facade.host.providers import Provider, ProviderError, make_provider
-from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, HostOptions, read_agent, start
+from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, AgentFolderError, HostOptions, read_agent, start
 
 InputFn = Callable[[str], str]
 
@@ -45,6 +51,8 @@ def _options(
     default: str,
     max_steps: int | None,
     history_budget: int,
+    context_window: int | None,
+    compact_at: float | None,
     prompter: Prompter | None,
 ) -> HostOptions:
     try:
@@ -53,6 +61,12 @@ def _options(
         raise UsageError(str(exc)) from None
     if max_steps is not None and max_steps < 1:
         raise UsageError(f"--max-steps must be at least 1, not {max_steps}")
+    window = context_window if context_window is not None else _env_number("FACADE_HOST_CONTEXT_WINDOW", int)
+    share = compact_at if compact_at is not None else _env_number("FACADE_HOST_COMPACT_AT", float)
+    try:
+        compaction = CompactionConfig(context_window=window, compact_at=COMPACT_AT if share is None else share)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return HostOptions(
         url=url or os.environ.get("FACADE_URL") or DEFAULT_URL,
         token=token,
@@ -62,8 +76,19 @@ def _options(
         agents_dir=agents_dir,
         policy=policy,
         prompter=prompter,
-        config=LoopConfig(max_steps=max_steps, history_budget=history_budget),
+        config=LoopConfig(max_steps=max_steps, history_budget=history_budget, compaction=compaction),
     )
+
+
+def _env_number(name: str, kind: type[int] | type[float]) -> int | float | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return kind(raw.replace("_", "").replace(",", ""))
+    except ValueError:
+        what = "a whole number of tokens (e.g. 32768)" if kind is int else "a share of the window (e.g. 0.8)"
+        raise UsageError(f"{name}={raw!r}: write {what}") from None
 
 
 def _provider(agent: str, provider: str | Provider | None, model: str | None, base_url: str | None, api_key: str | None, agents_dir: Path | None) -> Provider:
@@ -79,7 +104,7 @@ def _provider(agent: str, provider: str | Provider | None, model: str | None, ba
 
 OPTION_NAMES = (
     "url", "token", "mode", "session", "sessions_dir", "agents_dir", "allow", "deny", "ask", "default",
-    "max_steps", "history_budget",
+    "max_steps", "history_budget", "context_window", "compact_at",
 )
 
 
@@ -87,9 +112,10 @@ def _prepare(agent: str, given: dict[str, Any], prompter: Prompter | None, err: 
     """The provider and the host options `run` and `chat` share, from their keyword arguments;
     a wrong command is one line on `err` and exit code 2."""
     try:
+        read_agent(agent, given["agents_dir"])  # a broken agent folder is the command's to fix
         chosen = _provider(agent, given["provider"], given["model"], given["base_url"], given["api_key"], given["agents_dir"])
         return chosen, _options(agent, prompter=prompter, **{name: given[name] for name in OPTION_NAMES})
-    except UsageError as exc:
+    except (UsageError, AgentFolderError) as exc:
         print(f"error: {exc}", file=err)
         return 2
 
@@ -121,6 +147,8 @@ def run(
     default: str = "allow",
     max_steps: int | None = None,
     history_budget: int = 5000,
+    context_window: int | None = None,
+    compact_at: float | None = None,
     show_usage: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
@@ -186,6 +214,8 @@ def chat(
     default: str = "allow",
     max_steps: int | None = None,
     history_budget: int = 5000,
+    context_window: int | None = None,
+    compact_at: float | None = None,
     input_fn: InputFn = input,
     out: TextIO | None = None,
     err: TextIO | None = None,

@@ -10,12 +10,17 @@ go on — a model told nothing greets the user again or re-summarises what it ju
 
 Compacting a compacted session folds the old summary into the new one: it is simply among the
 older messages `summarize` reads.
+
+When: `CompactionConfig.due(prompt_tokens)` — the loop measures each request it is about to send
+(system prompt, tools and the history the context manager compiled) and compacts when that passes
+`compact_at` of the model's window. Who writes the summary: `facade.host.summarizer`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from facade.host.exchanges import safe_start
@@ -25,6 +30,11 @@ Summarize = Callable[[list[Message]], str]
 SummarizeAsync = Callable[[list[Message]], Awaitable[str]]
 
 KEEP_RECENT = 4
+# Compact when the request reaches 80% of the window. The other 20% is the reply's room (a
+# 4,096-token cap is 12.5% of a 32k window) plus the host's counting error: chat-template tokens
+# are an allowance, not a count, and a model with no bundled tokenizer (Gemma) is estimated.
+# Compacting late is a failed request; compacting early only summarises a little sooner.
+COMPACT_AT = 0.8
 
 PREAMBLE = (
     "This session continues from an earlier conversation that ran out of context. "
@@ -52,6 +62,40 @@ _INNER = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE | re.DOTALL)
 
 class CompactionError(ValueError):
     """The summary came back empty; compacting would lose the earlier conversation."""
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """When the loop compacts, and what it keeps verbatim.
+
+    Attributes:
+        context_window: the model's window in tokens (agent.toml `context_window`); None when
+            unknown, and then the loop never compacts — a threshold of an invented window would
+            be a guess presented as a rule. The context manager still fits the history to its
+            budget.
+        compact_at: the share of the window a request may fill before the loop compacts.
+        keep_recent: messages kept verbatim (more when a tool exchange straddles the cut).
+    """
+
+    context_window: int | None = None
+    compact_at: float = COMPACT_AT
+    keep_recent: int = KEEP_RECENT
+
+    def __post_init__(self) -> None:
+        if self.context_window is not None and self.context_window <= 0:
+            raise ValueError(f"the context window must be a positive number of tokens, not {self.context_window}")
+        if not 0 < self.compact_at <= 1:
+            raise ValueError(f"compact_at is a share of the window between 0 and 1 (e.g. 0.8), not {self.compact_at}")
+        if self.keep_recent < 0:
+            raise ValueError(f"keep_recent must be 0 or more, not {self.keep_recent}")
+
+    @property
+    def threshold(self) -> int | None:
+        """The request size, in tokens, past which the loop compacts (None: never)."""
+        return None if self.context_window is None else int(self.context_window * self.compact_at)
+
+    def due(self, prompt_tokens: int) -> bool:
+        return self.threshold is not None and prompt_tokens > self.threshold
 
 
 def split(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT) -> tuple[list[Message], list[Message]]:

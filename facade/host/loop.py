@@ -2,12 +2,26 @@
 
 Before every model call the tool list is refreshed if the facade said it changed, the history
 is compiled to its budget (facade.host.context) and the system prompt is built (facade.host.
-prompt); the trajectory records exactly what was sent. The loop is bounded: 16 model calls per
-user request for native tool calling, 6 for the fenced protocol (a small model that has not
-found its answer in 6 steps is looping, measured or not — make it configurable rather than
-larger). At the cap it stops honestly, saying what it found and where it stopped, instead of
-inventing an answer. Nothing the model does raises: a denied, unknown, malformed or repeated
-call comes back to it as an error tool result it can act on.
+prompt); the trajectory records exactly what was sent.
+
+Two things keep the request inside the model's window, and they run in this order:
+1. every call, the context manager fits the history to `history_budget` by relevance. It drops
+   nothing for good: the session keeps every message, and one left out of this call comes back
+   in a later one that asks about it;
+2. only when the request it produced (system prompt + tools + compiled history) still passes
+   `compact_at` of the window — the last messages it always keeps are long, or the budget is
+   large for the window — compaction rewrites the session: the older messages become one
+   summary (facade.host.compaction, written by facade.host.summarizer), persisted, and the
+   context manager compiles again from the compacted history, where the summary is kept first.
+So compaction, which loses detail for good, runs only when the context manager's choice no longer
+fits, and the context manager never undoes a compaction. With no known window the loop never
+compacts.
+
+The loop is bounded: 16 model calls per user request for native tool calling, 6 for the fenced
+protocol (a small model that has not found its answer in 6 steps is looping, measured or not —
+make it configurable rather than larger). At the cap it stops honestly, saying what it found and
+where it stopped, instead of inventing an answer. Nothing the model does raises: a denied,
+unknown, malformed or repeated call comes back to it as an error tool result it can act on.
 """
 
 from __future__ import annotations
@@ -18,16 +32,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.context import ContextManager
+from facade.host.compaction import CompactionConfig
+from facade.host.context import CompiledContext, ContextManager
 from facade.host.messages import ToolCall, ToolSpec, assistant, tool_result, user
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.prompt import SystemPromptBuilder
 from facade.host.providers.base import ModelRequest, ModelTurn, Provider, SystemParts, wire_parts
 from facade.host.session import Session
 from facade.host.stop import Executed, honest_stop
+from facade.host.summarizer import Summarizer
+from facade.host.tokenizer import TokenCounter
 from facade.host.tools import ToolOutcome
 from facade.host.trajectory import Trajectory
-from facade.host.usage import ModelCall
+from facade.host.usage import TURN, ModelCall
 
 NATIVE_MAX_STEPS = 16
 FENCED_MAX_STEPS = 6
@@ -61,6 +78,7 @@ class LoopConfig:
         memory: a memory block for the system prompt, if any.
         tokenizer: the bundled tokenizer the history is counted with (the agent's own when
             agent.toml names one); None counts by a labelled estimate.
+        compaction: the model's window and when to compact (never, while the window is unknown).
     """
 
     max_steps: int | None = None
@@ -69,6 +87,7 @@ class LoopConfig:
     cwd: Path = field(default_factory=Path.cwd)
     memory: str | None = None
     tokenizer: str | None = "o200k_base"
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
 
 
 @dataclass
@@ -90,6 +109,32 @@ class TurnResult:
     executed: list[Executed] = field(default_factory=list)
     artifacts: list[Path] = field(default_factory=list)
     calls: list[ModelCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One request, ready to send.
+
+    Attributes:
+        request: what the provider is given.
+        payload: the body it sends for it.
+        compiled: the history as the context manager fitted it.
+        prompt_tokens: the request's size: system prompt, tools array and compiled history.
+    """
+
+    request: ModelRequest
+    payload: dict[str, Any]
+    compiled: CompiledContext
+    prompt_tokens: int
+
+
+def prompt_tokens(counter: TokenCounter, wire: dict[str, Any], history_tokens: int) -> int:
+    """What a request costs in the window: its system prompt and tools array as sent, and the
+    history as the context manager counted it."""
+    system = wire["system"]
+    text = system if isinstance(system, str) else "\n\n".join(str(b.get("text", "")) for b in system)
+    tools = counter.count(json.dumps(wire["tools"], ensure_ascii=False, separators=(",", ":"))) if wire["tools"] else 0
+    return counter.count(text) + tools + history_tokens
 
 
 class AgentLoop:
@@ -114,6 +159,7 @@ class AgentLoop:
         self.prompter = prompter
         self.config = config or LoopConfig()
         self.context = ContextManager(budget_tokens=self.config.history_budget, tokenizer=self.config.tokenizer)
+        self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
 
     @property
     def max_steps(self) -> int:
@@ -153,6 +199,68 @@ class AgentLoop:
 
     async def _model_call(self, turn: int, step: int, query: str) -> ModelTurn:
         specs = await self.tools.tools()
+        prepared = await self._prepare(specs, query)
+        if self.config.compaction.due(prepared.prompt_tokens):
+            compacted = await self.summarizer.compact(turn, step, self.config.compaction)
+            if compacted is not None:
+                before, prepared = prepared, await self._prepare(specs, query)
+                self.trajectory.emit(
+                    "context.compacted",
+                    {
+                        "turn": turn,
+                        "step": step,
+                        **compacted,
+                        "tokens_before": before.prompt_tokens,
+                        "tokens_after": prepared.prompt_tokens,
+                        "threshold": self.config.compaction.threshold,
+                        "window": self.config.compaction.context_window,
+                        "source": self.context.counter.source,
+                    },
+                )
+        self.trajectory.emit(
+            "context.compiled",
+            {
+                "turn": turn,
+                "step": step,
+                "purpose": TURN,
+                "provider": self.provider.name,
+                "model": self.provider.model,
+                **wire_parts(prepared.payload, prepared.request),
+                "history": {
+                    "messages": len(self.session.messages),
+                    "sent": len(prepared.compiled.messages),
+                    "omitted": prepared.compiled.omitted,
+                    "truncated": prepared.compiled.truncated,
+                    "tokens": prepared.compiled.tokens,
+                    "source": prepared.compiled.token_source,
+                    "tokenizer": self.context.counter.name,
+                    "budget": prepared.compiled.budget_tokens,
+                },
+                "prompt": {
+                    "tokens": prepared.prompt_tokens,
+                    "source": self.context.counter.source,
+                    "window": self.config.compaction.context_window,
+                    "threshold": self.config.compaction.threshold,
+                },
+            },
+        )
+        result = await self.provider.complete(prepared.request)
+        call = self.session.record_usage(result.usage, len(result.tool_calls))
+        self.trajectory.emit(
+            "model.completed",
+            {
+                "turn": turn,
+                "call": call.call,
+                "purpose": TURN,
+                "usage": result.usage.to_dict(),
+                "stop_reason": result.stop_reason,
+                "tool_calls": [c.name for c in result.tool_calls],
+                "problem": result.problem,
+            },
+        )
+        return result
+
+    async def _prepare(self, specs: list[ToolSpec], query: str) -> Prepared:
         compiled = self.context.compile_context(self.session.messages, query, memory=self.config.memory, cwd=self.config.cwd)
         prompt = SystemPromptBuilder(
             list(self.config.static_sections),
@@ -163,40 +271,8 @@ class AgentLoop:
         ).build()
         request = ModelRequest(SystemParts.of(prompt), compiled.messages, specs)
         payload = self.provider.payload(request)
-        self.trajectory.emit(
-            "context.compiled",
-            {
-                "turn": turn,
-                "step": step,
-                "provider": self.provider.name,
-                "model": self.provider.model,
-                **wire_parts(payload, request),
-                "history": {
-                    "messages": len(self.session.messages),
-                    "sent": len(compiled.messages),
-                    "omitted": compiled.omitted,
-                    "truncated": compiled.truncated,
-                    "tokens": compiled.tokens,
-                    "source": compiled.token_source,
-                    "tokenizer": self.context.counter.name,
-                    "budget": compiled.budget_tokens,
-                },
-            },
-        )
-        result = await self.provider.complete(request)
-        call = self.session.record_usage(result.usage, len(result.tool_calls))
-        self.trajectory.emit(
-            "model.completed",
-            {
-                "turn": turn,
-                "call": call.call,
-                "usage": result.usage.to_dict(),
-                "stop_reason": result.stop_reason,
-                "tool_calls": [c.name for c in result.tool_calls],
-                "problem": result.problem,
-            },
-        )
-        return result
+        size = prompt_tokens(self.context.counter, wire_parts(payload, request), compiled.tokens)
+        return Prepared(request, payload, compiled, size)
 
     async def _execute(self, call: ToolCall, step: int, executed: list[Executed]) -> ToolOutcome:
         outcome = await self._outcome(call, step, executed)

@@ -1,9 +1,9 @@
 """Wiring one agent's session: the facade connection, the persisted session, the trajectory and
 the loop, opened and closed together (`session.started` … `session.ended`).
 
-The host reads the agent's folder (`agents/<name>/agent.toml`, `SYSTEM.md`) when it has one
-locally, for the token variable, the model and the instructions; over the wire it needs only
-the facade's URL and a token.
+The host reads the agent's folder (`agents/<name>/agent.toml`, `SYSTEM.md`, `MEMORY.md`) when it
+has one locally, for the token variable, the model, its window, the instructions and the memory
+block; over the wire it needs only the facade's URL and a token.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from facade.host.loop import HOST_INSTRUCTIONS, AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import Provider
-from facade.host.session import Session
+from facade.host.session import Session, check_segment
 from facade.host.tokenizer import BUNDLED
 from facade.host.tools import endpoints, open_tools
 from facade.host.trajectory import Trajectory
@@ -40,6 +40,9 @@ class AgentFolder:
         token_env: the variable holding its token.
         tokenizer: `tokenizer` from agent.toml (None when unset).
         system_md: SYSTEM.md, the agent's own instructions (None when absent).
+        context_window: `context_window` from agent.toml (None when unset).
+        memory_md: MEMORY.md, the agent's memory block (None when absent) — the same workspace
+            file the facade's context budget counts as part of this agent's system prompt.
     """
 
     name: str
@@ -47,21 +50,40 @@ class AgentFolder:
     token_env: str | None = None
     tokenizer: str | None = None
     system_md: str | None = None
+    context_window: int | None = None
+    memory_md: str | None = None
+
+
+class AgentFolderError(ValueError):
+    """The agent's folder holds something the host cannot use; the message says what to fix."""
 
 
 def read_agent(name: str, agents_dir: Path | None = None, env: Mapping[str, str] | None = None) -> AgentFolder:
     env = os.environ if env is None else env
+    try:
+        check_segment("agent name", name)
+    except ValueError as exc:
+        raise AgentFolderError(str(exc)) from None
     folder = (agents_dir or Path(env.get("FACADE_AGENTS_DIR") or "agents")) / name
     data: dict[str, Any] = {}
-    if (folder / "agent.toml").is_file():
-        data = tomllib.loads((folder / "agent.toml").read_text(encoding="utf-8"))
-    system = folder / "SYSTEM.md"
+    toml = folder / "agent.toml"
+    if toml.is_file():
+        try:
+            data = tomllib.loads(toml.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise AgentFolderError(f"{toml} is not valid TOML ({exc}): fix the file, or point FACADE_AGENTS_DIR at another agents folder") from None
+    system, memory = folder / "SYSTEM.md", folder / "MEMORY.md"
+    window = data.get("context_window")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window <= 0):
+        raise AgentFolderError(f"{toml}: context_window must be the model's window as a positive whole number of tokens (e.g. 32768), not {window!r}")
     return AgentFolder(
         name,
         str(data.get("model") or ""),
         data.get("token_env"),
         data.get("tokenizer"),
         system.read_text(encoding="utf-8") if system.is_file() else None,
+        int(window) if window else None,
+        memory.read_text(encoding="utf-8") if memory.is_file() else None,
     )
 
 
@@ -115,6 +137,10 @@ async def start(agent: str, provider: Provider, options: HostOptions) -> AsyncIt
         # The agent's own tokenizer when one is bundled; a labelled estimate when it names one
         # that is not (Gemma), rather than another model's count presented as measured.
         config = replace(config, tokenizer=folder.tokenizer if folder.tokenizer in BUNDLED else None)
+    if folder.context_window and config.compaction.context_window is None:
+        config = replace(config, compaction=replace(config.compaction, context_window=folder.context_window))
+    if folder.memory_md and folder.memory_md.strip() and config.memory is None:
+        config = replace(config, memory=folder.memory_md.strip())
     mcp_url, _ = endpoints(options.url)
     token = options.token or agent_token(folder)
     async with open_tools(mcp_url, agent=agent, token=token, conversation_id=session.id, mode=options.mode) as tools:

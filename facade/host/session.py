@@ -1,10 +1,12 @@
 """A conversation with one agent, persisted as JSONL as it happens.
 
 One record per line, appended and flushed at once, so a crash loses at most the line being
-written: a `session` header, then `message` and `usage` records in the order they happened.
-Reloading replays them, which rebuilds the conversation and the usage ledger exactly. The
-session id doubles as the facade's `conversation_id`, so an elevation granted in a session is
-still there when the session is resumed (until the facade's TTL or a DELETE ends it).
+written: a `session` header, then `message`, `usage` and `compaction` records in the order they
+happened. Reloading replays them, which rebuilds the conversation and the usage ledger exactly: a
+`compaction` record replaces the messages it summarised with its summary, so a resumed session
+goes on from the compacted history, as the live one did. The session id doubles as the facade's
+`conversation_id`, so an elevation granted in a session is still there when the session is
+resumed (until the facade's TTL or a DELETE ends it).
 
 Layout under the sessions folder: `<agent>/<id>.jsonl`, the trajectory beside it as
 `<id>.trajectory.jsonl`, apps the model made in `<id>.artifacts/`.
@@ -21,9 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from facade.host.messages import Message
-from facade.host.usage import ModelCall, Usage, UsageLedger
+from facade.host.usage import TURN, ModelCall, Usage, UsageLedger
 
 SESSION_SCHEMA = 1
+# Agent names and session ids become file and folder names: one path segment each, never `..`.
+PATH_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+
+
+def check_segment(kind: str, value: str) -> str:
+    if not PATH_SEGMENT.fullmatch(value) or ".." in value:
+        raise ValueError(f"{kind} {value!r}: use letters, digits, '.', '_' and '-' only")
+    return value
 
 
 def new_session_id() -> str:
@@ -53,10 +63,8 @@ class Session:
     @classmethod
     def open(cls, folder: Path, agent: str, session_id: str | None = None, **header: Any) -> Session:
         """Resume `session_id` when its file exists, else start it (a fresh id when None)."""
-        sid = session_id or new_session_id()
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}", sid):
-            raise ValueError(f"session id {sid!r}: use letters, digits, '.', '_' and '-' only")
-        path = folder / agent / f"{sid}.jsonl"
+        sid = check_segment("session id", session_id or new_session_id())
+        path = folder / check_segment("agent name", agent) / f"{sid}.jsonl"
         if path.exists():
             return cls.load(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,6 +85,8 @@ class Session:
                 session.turn = max(session.turn, int(record["turn"]))
             elif record["type"] == "usage":
                 calls.append(ModelCall.from_dict(record))
+            elif record["type"] == "compaction":
+                session.messages[: int(record["replaced"])] = [record["summary"]]
         session.ledger = UsageLedger.rebuild(calls)
         return session
 
@@ -98,10 +108,17 @@ class Session:
         self.messages.append(message)
         self._write({"type": "message", "turn": self.turn, "message": message})
 
-    def record_usage(self, usage: Usage, tool_calls: int) -> ModelCall:
-        call = self.ledger.record(self.turn, usage, tool_calls)
+    def record_usage(self, usage: Usage, tool_calls: int, purpose: str = TURN) -> ModelCall:
+        call = self.ledger.record(self.turn, usage, tool_calls, purpose)
         self._write({"type": "usage", **call.to_dict()})
         return call
+
+    def compact(self, summary: Message, replaced: int) -> None:
+        """The first `replaced` messages become `summary` (compaction), here and on disk."""
+        if not 0 < replaced <= len(self.messages):
+            raise ValueError(f"cannot replace {replaced} of {len(self.messages)} messages with a summary")
+        self.messages[:replaced] = [summary]
+        self._write({"type": "compaction", "turn": self.turn, "replaced": replaced, "summary": summary})
 
     def save_artifact(self, content: str, title: str | None, suffix: str = ".html") -> Path:
         """Write an app the model made; a fresh file name each time, never an overwrite."""

@@ -4,7 +4,10 @@ sent is recorded rather than estimated later.
 Envelope: `traceSchema`, `schemaVersion`, `traceId` (the session id, so a resumed session
 continues its trace), `type`, `ts` (UTC, ISO 8601), `seq` (continues across resumptions), `data`.
 Events: `session.started`, `context.compiled` (the exact tools array, system prompt and messages
-of the request body), `model.completed` (usage), `tool.completed`, `session.ended`.
+of the request body, and the request's size against the window), `model.completed` (usage),
+`tool.completed`, `context.compacted` (what was summarised and kept, by whom, the request's tokens
+before and after), `session.ended`. Model calls carry a `purpose`: `turn`, or `compaction` for the
+call that wrote a summary.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ and for the whole session.
 They are priced differently (a cache read costs ~10% of fresh input, a write ~125%) and they
 answer different questions, so they are never summed into one "tokens" figure. A tool turn costs
 two model calls or more — the call that asked for the tool and the one that answered from its
-result, each prefilling the whole prompt — and the ledger shows each call, not only the sum.
+result, each prefilling the whole prompt — and the ledger shows each call, not only the sum. A
+call that summarised the conversation for compaction is a model call like any other, counted and
+shown as what it was.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+TURN = "turn"
+COMPACTION = "compaction"
 
 @dataclass(frozen=True)
 class Usage:
@@ -69,19 +73,30 @@ class ModelCall:
         call: its position within that turn (1, 2, …).
         usage: what it cost.
         tool_calls: how many tools it asked for (0 for the call that answered).
+        purpose: `turn` (the conversation itself) or `compaction` (it summarised the older
+            messages).
     """
 
     turn: int
     call: int
     usage: Usage
     tool_calls: int = 0
+    purpose: str = TURN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "call": self.call, "usage": self.usage.to_dict(), "tool_calls": self.tool_calls}
+        return {"turn": self.turn, "call": self.call, "usage": self.usage.to_dict(), "tool_calls": self.tool_calls, "purpose": self.purpose}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelCall:
-        return cls(int(data["turn"]), int(data["call"]), Usage.from_dict(data["usage"]), int(data.get("tool_calls", 0)))
+        # Sessions written before compaction existed carry no purpose: all their calls were turns.
+        return cls(int(data["turn"]), int(data["call"]), Usage.from_dict(data["usage"]), int(data.get("tool_calls", 0)), str(data.get("purpose") or TURN))
+
+    def describe(self) -> str:
+        if self.purpose == COMPACTION:
+            return "summarised the earlier conversation"
+        if self.tool_calls:
+            return f"asked for {self.tool_calls} tool call{'s' if self.tool_calls != 1 else ''}"
+        return "answered"
 
 
 @dataclass
@@ -95,9 +110,9 @@ class UsageLedger:
     def rebuild(cls, calls: Iterable[ModelCall]) -> UsageLedger:
         return cls(list(calls))
 
-    def record(self, turn: int, usage: Usage, tool_calls: int = 0) -> ModelCall:
+    def record(self, turn: int, usage: Usage, tool_calls: int = 0, purpose: str = TURN) -> ModelCall:
         number = 1 + sum(1 for c in self.calls if c.turn == turn)
-        entry = ModelCall(turn, number, usage, tool_calls)
+        entry = ModelCall(turn, number, usage, tool_calls, purpose)
         self.calls.append(entry)
         return entry
 
@@ -124,8 +139,7 @@ class UsageLedger:
             return "usage: no model call yet"
         lines = [f"turn {turn[0].turn}: {len(turn)} model call{'s' if len(turn) != 1 else ''}"]
         for c in turn:
-            role = f"asked for {c.tool_calls} tool call{'s' if c.tool_calls != 1 else ''}" if c.tool_calls else "answered"
-            lines.append(f"  call {c.call} ({role}): {c.usage.describe()}")
+            lines.append(f"  call {c.call} ({c.describe()}): {c.usage.describe()}")
         if len(turn) > 1:
             lines.append(f"  turn total: {self.latest.describe()}")
         lines.append(f"session ({len(self.calls)} calls): {self.cumulative.describe()}")

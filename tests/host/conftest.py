@@ -33,6 +33,7 @@ def host(server: ServerProcess, tmp_path: Path) -> Host:
         prompter: Prompter | None = None,
         max_steps: int | None = None,
         session_id: str | None = None,
+        agents_dir: Path | None = None,
         **config: Any,
     ) -> AsyncIterator[AgentLoop]:
         options = HostOptions(
@@ -41,7 +42,7 @@ def host(server: ServerProcess, tmp_path: Path) -> Host:
             mode=era,
             sessions_dir=tmp_path / "sessions",
             session_id=session_id,
-            agents_dir=server.workdir / "agents",
+            agents_dir=agents_dir or server.workdir / "agents",
             policy=policy or PermissionPolicy(),
             prompter=prompter,
             config=LoopConfig(max_steps=max_steps, cwd=tmp_path, **config),

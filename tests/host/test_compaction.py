@@ -9,8 +9,10 @@ import anyio
 import pytest
 
 from facade.host.compaction import (
+    COMPACT_AT,
     CONTINUE,
     PREAMBLE,
+    CompactionConfig,
     CompactionError,
     acompact,
     compact,
@@ -131,3 +133,25 @@ class TestExchangesStayWhole:
         history = turns(2) + exchange(["a", "b"]) + [{"role": "tool", "tool_call_id": "zz", "content": "orphan"}] + turns(1)
         units = exchanges(history)
         assert [list(u) for u in units] == [[0], [1], [2, 3, 4], [5], [6]]
+
+
+class TestConfig:
+    """When compaction is due: past `compact_at` of a known window, never without one."""
+
+    def test_threshold_and_due(self) -> None:
+        config = CompactionConfig(context_window=10_000)
+        assert config.threshold == 8_000 and config.compact_at == COMPACT_AT == 0.8
+        assert not config.due(8_000) and config.due(8_001)
+        assert CompactionConfig(context_window=10_000, compact_at=0.5).due(5_001)
+
+    def test_an_unknown_window_never_compacts(self) -> None:
+        config = CompactionConfig()
+        assert config.threshold is None and not config.due(10**9)
+
+    @pytest.mark.parametrize(
+        ("kwargs", "message"),
+        [({"context_window": 0}, "positive number of tokens"), ({"compact_at": 0}, "between 0 and 1"), ({"compact_at": 80}, "e.g. 0.8"), ({"keep_recent": -1}, "0 or more")],
+    )
+    def test_nonsense_is_refused_with_what_to_write(self, kwargs: dict[str, Any], message: str) -> None:
+        with pytest.raises(ValueError, match=message):
+            CompactionConfig(**kwargs)

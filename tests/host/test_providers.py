@@ -15,6 +15,7 @@ import pytest
 from facade.host.messages import ToolSpec
 from facade.host.providers import AnthropicProvider, FencedProvider, ModelRequest, OpenAIProvider, ProviderError, SystemParts, make_provider
 from facade.host.providers.fenced import PROTOCOL
+from facade.host.providers.openai import openai_messages
 from facade.host.usage import Usage
 
 pytestmark = pytest.mark.anyio
@@ -64,6 +65,19 @@ class TestOpenAI:
     def test_the_body_is_the_recorded_format(self) -> None:
         assert openai().payload(conversation()) == wire("openai_request.json")
 
+    def test_only_the_first_message_is_a_system_one_and_users_do_not_repeat(self) -> None:
+        # Gemma's and Mistral's chat templates refuse a later system message or two user turns in a row.
+        history = [
+            {"role": "system", "content": "<summary>Ana asked for the Q3 figures.</summary>"},
+            {"role": "user", "content": "And the Harbour project?"},
+            {"role": "system", "content": "…2 older messages omitted"},
+            {"role": "user", "content": "Only the open tasks."},
+        ]
+        sent = openai_messages("You are Atlas.", history)
+        assert [m["role"] for m in sent] == ["system", "user"]
+        assert sent[0]["content"] == "You are Atlas.\n\n<summary>Ana asked for the Q3 figures.</summary>\n\n…2 older messages omitted"
+        assert sent[1]["content"] == "And the Harbour project?\n\nOnly the open tasks."
+
     async def test_it_posts_the_body_and_reads_vllm_tool_calls_and_cached_tokens(self) -> None:
         recorder = Recorder(200, wire("openai_response_vllm.json"))
         turn = await openai(recorder, api_key="sk-local").complete(conversation())
@@ -82,6 +96,18 @@ class TestOpenAI:
         assert "authorization" not in recorder.requests[0].headers  # a local server needs no key
         assert turn.text.startswith("Harbour is the only active project") and not turn.tool_calls
         assert turn.usage == Usage(input_tokens=58, output_tokens=24, cache_read_tokens=1843)
+
+    async def test_llamacpp_tool_calls_with_reasoning_and_a_cache_hit(self) -> None:
+        turn = await openai(Recorder(200, wire("openai_response_llamacpp_tool_calls.json"))).complete(conversation())
+        assert turn.text == "" and turn.stop_reason == "tool_calls"  # the reasoning is not the answer
+        assert [(c.id, c.name, c.arguments, c.error) for c in turn.tool_calls] == [("Vd3hTq0b8cFzK2mXy7LpR1sWnA4eGjU9", "projects.task_list", {"project_id": 3}, None)]
+        # 1924 prompt tokens = 81 processed (timings.prompt_n) + 1843 reused from the slot's cache.
+        assert turn.usage == Usage(input_tokens=81, output_tokens=41, cache_read_tokens=1843)
+
+    async def test_openai_parallel_calls_and_cached_tokens(self) -> None:
+        turn = await openai(Recorder(200, wire("openai_response_openai.json"))).complete(conversation())
+        assert [(c.name, c.arguments) for c in turn.tool_calls] == [("projects.task_list", {"project_id": 3}), ("projects.project_get", {"project_id": 3})]
+        assert turn.usage == Usage(input_tokens=290, output_tokens=52, cache_read_tokens=1920)
 
     async def test_ollama_parallel_calls_one_with_broken_arguments(self) -> None:
         turn = await openai(Recorder(200, wire("openai_response_ollama.json"))).complete(conversation())
@@ -107,8 +133,11 @@ class TestOpenAI:
         request = conversation()
         orphaned = ModelRequest(request.system, [m for m in request.messages if m["role"] != "assistant"], request.tools)
         messages = openai().payload(orphaned)["messages"]
-        assert [m["role"] for m in messages] == ["system", "system", "user", "user", "user"]
-        assert messages[3]["content"].startswith("[earlier result of projects.project_list]")
+        # The two notes join the question: one user turn, as strict chat templates require.
+        assert [m["role"] for m in messages] == ["system", "user"]
+        question, first_note, second_note = messages[1]["content"].split("\n\n", 2)
+        assert first_note.startswith("[earlier result of projects.project_list]")
+        assert second_note.startswith("[earlier result of projects.task_list]")
 
 
 class TestAnthropic:
@@ -127,6 +156,11 @@ class TestAnthropic:
         assert turn.text.startswith("Harbour is active") and turn.stop_reason == "tool_use"
         assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("toolu_01A09q90qw90lq917835lq9", "projects.task_list", {"project_id": 3})]
         assert turn.usage == Usage(input_tokens=412, output_tokens=71, cache_write_tokens=1536, cache_read_tokens=0)
+
+    async def test_a_read_and_a_write_in_one_call(self) -> None:
+        turn = await anthropic(Recorder(200, wire("anthropic_response_cache_read_and_write.json"))).complete(conversation())
+        assert turn.usage == Usage(input_tokens=21, output_tokens=29, cache_write_tokens=188, cache_read_tokens=1536)
+        assert turn.usage.prompt_tokens == 21 + 188 + 1536
 
     async def test_a_cache_hit_is_a_read_not_input(self) -> None:
         turn = await anthropic(Recorder(200, wire("anthropic_response_text.json"))).complete(conversation())

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from facade.host.compaction import continuation
 from facade.host.messages import ToolCall, assistant, tool_result
 from facade.host.session import Session
 from facade.host.trajectory import SCHEMA_VERSION, TRACE_SCHEMA, Trajectory, read_trajectory
-from facade.host.usage import Usage, UsageLedger
+from facade.host.usage import COMPACTION, Usage, UsageLedger
 
 ASK = Usage(input_tokens=1200, output_tokens=40, cache_write_tokens=3000)
 ANSWER = Usage(input_tokens=180, output_tokens=95, cache_read_tokens=3000)
@@ -68,6 +69,29 @@ class TestSession:
         header = json.loads(session.path.read_text().splitlines()[0])
         assert header["type"] == "session" and header["agent"] == "atlas" and header["provider"] == "scripted"
         assert session.path == tmp_path / "atlas" / "s-1.jsonl"
+
+    def test_a_compaction_is_replayed_on_reload(self, tmp_path: Path) -> None:
+        session = Session.open(tmp_path, "atlas", "s-c")
+        tool_turn(session)
+        session.start_turn("And archived ones?")
+        summary = continuation("The user asked for active projects: one, Harbour.")
+        session.record_usage(Usage(900, 40), 0, COMPACTION)
+        session.compact(summary, 4)
+        session.add(assistant("None."))
+        assert session.messages == [summary, {"role": "user", "content": "And archived ones?"}, {"role": "assistant", "content": "None."}]
+        again = Session.open(tmp_path, "atlas", "s-c")
+        assert again.messages == session.messages and again.turn == 2
+        assert [(c.turn, c.call, c.purpose) for c in again.ledger.calls] == [(1, 1, "turn"), (1, 2, "turn"), (2, 1, COMPACTION)]
+        with pytest.raises(ValueError, match="cannot replace 9 of 3 messages"):
+            session.compact(summary, 9)
+
+    def test_usage_written_before_compaction_existed_still_loads(self, tmp_path: Path) -> None:
+        path = tmp_path / "old.jsonl"
+        path.write_text(
+            '{"type": "session", "schema": 1, "id": "old", "agent": "atlas"}\n'
+            '{"type": "usage", "turn": 1, "call": 1, "usage": {"input_tokens": 5, "output_tokens": 1}, "tool_calls": 0}\n'
+        )
+        assert [(c.purpose, c.usage) for c in Session.load(path).ledger.calls] == [("turn", Usage(5, 1))]
 
     def test_fresh_ids_and_refusals(self, tmp_path: Path) -> None:
         first, second = Session.open(tmp_path, "atlas"), Session.open(tmp_path, "atlas")

@@ -29,7 +29,9 @@ __all__ = [
 PROVIDERS = ("openai", "anthropic", "fenced")
 # Ollama's OpenAI-compatible root: the most common local server.
 DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+# Anthropic retires models on announced dates (claude-sonnet-4-5: 2026-11-30, per the SDK's list of
+# deprecated models); tests/host/test_wire_sdk.py fails when this default is on that list.
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 
 
 def make_provider(

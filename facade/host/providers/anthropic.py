@@ -103,7 +103,7 @@ class AnthropicProvider:
     """The Messages API.
 
     Attributes:
-        model: the model id, e.g. `claude-sonnet-4-5`.
+        model: the model id, e.g. `claude-sonnet-5-5`.
         api_key: `ANTHROPIC_API_KEY`.
         base_url: the API root (`ANTHROPIC_BASE_URL`), without `/v1`.
         max_tokens: the reply's cap (the API requires one).

@@ -130,9 +130,13 @@ class Provider(Protocol):
 def wire_parts(payload: dict[str, Any], request: ModelRequest) -> dict[str, Any]:
     """The three things `context.compiled` records, exactly as the body carries them: the tools
     array, the system prompt (Anthropic's blocks; for OpenAI-style bodies, which carry it as
-    messages[0], its text) and the messages."""
-    return {
-        "tools": payload.get("tools", []),
-        "system": payload.get("system", request.system.text),
-        "messages": payload.get("messages", []),
-    }
+    messages[0], that message's text — for the fenced protocol it holds the protocol and the tool
+    listing, which `request.system` does not) and the messages."""
+    messages = payload.get("messages", [])
+    if "system" in payload:
+        system = payload["system"]
+    elif messages and isinstance(messages[0], dict) and messages[0].get("role") == "system":
+        system = messages[0].get("content", "")
+    else:
+        system = request.system.text
+    return {"tools": payload.get("tools", []), "system": system, "messages": messages}

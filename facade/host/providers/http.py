@@ -36,12 +36,43 @@ async def post_json(
     return data
 
 
+# How each API says the prompt did not fit: OpenAI's error code, llama.cpp's error type,
+# Anthropic's message (tests/host/wire/*_error_*.json).
+CONTEXT_OVERFLOW = ("context_length_exceeded", "exceed_context_size_error", "prompt is too long")
+CONTEXT_HINT = (
+    "the request is longer than the model's context window: set the agent's context_window (or "
+    "FACADE_HOST_CONTEXT_WINDOW) to the window the server really runs, so that the host compacts "
+    "the conversation before it gets there"
+)
+
+
 def http_failure(provider: str, status: int, body: str, url: str) -> ProviderError:
     """An HTTP error from a model endpoint, said so that the person knows what to change."""
-    hint = {
-        401: "the API key was refused: check the key variable for this provider",
-        403: "the API key may not use this model",
-        404: "nothing at that address: check the base URL (OpenAI-compatible servers usually end in /v1) and the model name",
-        429: "rate limited: wait and retry",
-    }.get(status, "the endpoint failed")
-    return ProviderError(f"{provider}: HTTP {status} from {url} — {hint}. Response: {body[:500]}")
+    if status in (400, 413) and any(marker in body for marker in CONTEXT_OVERFLOW):
+        hint = CONTEXT_HINT
+    else:
+        hint = {
+            401: "the API key was refused: check the key variable for this provider",
+            403: "the API key may not use this model",
+            404: "nothing at that address: check the base URL (OpenAI-compatible servers usually end in /v1) and the model name",
+            429: "rate limited: wait and retry",
+            503: "the model server is unavailable or still loading: wait and retry",
+            529: "the API is overloaded: wait and retry",
+        }.get(status, "the endpoint failed")
+    return ProviderError(f"{provider}: HTTP {status} from {url} — {hint}. The server said: {api_message(body)[:500]}")
+
+
+def api_message(body: str) -> str:
+    """The error's own words: `error.message` (OpenAI, Anthropic, Ollama, llama.cpp, vLLM all put
+    it there) with its type, or a bare `error` string, else the body as received."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        kind = error.get("type")
+        return f"{error['message']} ({kind})" if isinstance(kind, str) and kind else error["message"]
+    return body.strip()

@@ -4,7 +4,8 @@ llama.cpp server, vLLM. POST `{base_url}/chat/completions`.
 Local servers differ in small ways this adapter absorbs: arguments arrive as a JSON string
 (OpenAI, Ollama, vLLM) or already as an object (some llama.cpp builds); ids can be missing;
 cached prompt tokens are reported as `prompt_tokens_details.cached_tokens` (OpenAI, vLLM) or
-only in llama.cpp's `timings.cache_n`.
+only in llama.cpp's `timings.cache_n`; tokens written to the cache, where the API reports them,
+as `prompt_tokens_details.cache_write_tokens`. Ollama reports no cache at all.
 """
 
 from __future__ import annotations
@@ -31,10 +32,19 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
 
 
 def openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    """The conversation as chat-completion messages. Many local chat templates (Gemma's,
+    Mistral's) accept a system message only first and make user and assistant alternate, and
+    refuse the request otherwise; so a later system message (an omission marker, a compaction
+    summary) joins the leading one, and user messages that end up adjacent join each other."""
+    head = [system] if system else []
+    out: list[dict[str, Any]] = []
     for message in paired(messages):
         role = message["role"]
-        if role == "assistant" and message.get("tool_calls"):
+        if role == "system":
+            head.append(message.get("content", ""))
+        elif role == "user" and out and out[-1]["role"] == "user":
+            out[-1]["content"] = f"{out[-1]['content']}\n\n{message.get('content', '')}"
+        elif role == "assistant" and message.get("tool_calls"):
             out.append(
                 {
                     "role": "assistant",
@@ -55,7 +65,7 @@ def openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]
             out.append({"role": "tool", "tool_call_id": message["tool_call_id"], "content": f"ERROR: {text}" if message.get("is_error") else text})
         else:
             out.append({"role": role, "content": message.get("content", "")})
-    return out
+    return ([{"role": "system", "content": "\n\n".join(head)}] if head else []) + out
 
 
 def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
@@ -75,13 +85,21 @@ def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
 
 def openai_usage(body: dict[str, Any]) -> Usage:
     usage = body.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
     prompt = int(usage.get("prompt_tokens") or 0)
-    cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+    cached = int(details.get("cached_tokens") or 0)
     if not cached:
         cached = int((body.get("timings") or {}).get("cache_n") or 0)
-    # OpenAI counts cached tokens inside prompt_tokens; kept apart here.
+    # prompt_tokens counts every prompt token; `prompt_tokens_details` breaks it down, so cache
+    # reads and writes are parts of it, taken out here to keep the four kinds apart.
     cached = min(cached, prompt)
-    return Usage(input_tokens=prompt - cached, output_tokens=int(usage.get("completion_tokens") or 0), cache_read_tokens=cached)
+    written = min(int(details.get("cache_write_tokens") or 0), prompt - cached)
+    return Usage(
+        input_tokens=prompt - cached - written,
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cache_write_tokens=written,
+        cache_read_tokens=cached,
+    )
 
 
 def parse_completion(body: dict[str, Any]) -> ModelTurn:
