@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import os
-import struct
-import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import BinaryIO
@@ -20,23 +18,13 @@ from domains.backups import runs
 from domains.backups.archive import Entry
 from domains.backups.sandbox import SOURCES, root
 from domains.backups.tables import Job, Run
+from facade.kit import pixel_png
 
 Tree = dict[str, tuple[bytes, datetime]]
 
 
 def _at(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
-
-
-def _png(rgb: tuple[int, int, int]) -> bytes:
-    """A valid 1x1 PNG of one colour."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(bytes([0, *rgb]), 9)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
 def _text(body: str, when: str) -> tuple[bytes, datetime]:
@@ -76,10 +64,13 @@ DOCUMENTS_NOW: Tree = {
 DOCUMENTS_DISK: Tree = {**DOCUMENTS_NOW, "draft.tmp": _text("unsaved changes\n", "2026-09-02T08:00:00")}
 
 PHOTOS_BEFORE: Tree = {
-    "2026-08-offsite/IMG_0101.png": (_png((200, 40, 40)), _at("2026-08-21T14:02:11")),
-    "2026-08-offsite/IMG_0102.png": (_png((40, 40, 200)), _at("2026-08-21T14:05:40")),
+    "2026-08-offsite/IMG_0101.png": (pixel_png((200, 40, 40)), _at("2026-08-21T14:02:11")),
+    "2026-08-offsite/IMG_0102.png": (pixel_png((40, 40, 200)), _at("2026-08-21T14:05:40")),
 }
-PHOTOS_NOW: Tree = {**PHOTOS_BEFORE, "2026-08-offsite/IMG_0103.png": (_png((40, 160, 40)), _at("2026-08-22T10:31:05"))}
+PHOTOS_NOW: Tree = {
+    **PHOTOS_BEFORE,
+    "2026-08-offsite/IMG_0103.png": (pixel_png((40, 160, 40)), _at("2026-08-22T10:31:05")),
+}
 PHOTOS_DISK: Tree = {
     **PHOTOS_NOW,
     "2026-08-offsite/Thumbs.db": (b"\x00thumbnail cache\x00", _at("2026-08-22T10:31:09")),

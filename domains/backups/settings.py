@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class BackupsSettings(BaseSettings):
@@ -26,14 +26,4 @@ class BackupsSettings(BaseSettings):
     max_source_bytes: int = Field(default=1_073_741_824, gt=0)
 
 
-def settings() -> BackupsSettings:
-    """The settings as the environment says now: read per call, so an operator (or a test) can
-    move the root without a restart."""
-    try:
-        return BackupsSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_BACKUPS_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_BACKUPS_*"
-        raise Unavailable(
-            f"the backups domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(BackupsSettings)

@@ -9,9 +9,8 @@ from sqlalchemy import func, select, update
 from domains.calendar import changes, inputs, serialize
 from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
-from domains.calendar.outcomes import each
 from domains.calendar.tables import Event
-from facade.kit import CallContext, InvalidRequest
+from facade.kit import CallContext, InvalidRequest, each
 
 Result = dict[str, Any]
 

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 from icalendar import vCalAddress, vRecur
+from pydantic import ValidationError
 
 from domains.calendar import times
 from domains.calendar.inputs import EventFields
@@ -126,17 +127,22 @@ def read_event(v: icalendar.Event, default_zone: str) -> Imported:
     if all_day and end is not None:
         end = end - timedelta(days=1) if end > start else start
     zone_name = _zone_name(start, default_zone)
-    fields = EventFields(
-        title=str(v.get("summary") or "(no title)").strip()[:300] or "(no title)",
-        start=start,
-        end=end,
-        all_day=all_day,
-        timezone=zone_name,
-        location=str(v.get("location") or "")[:300],
-        description=str(v.get("description") or "")[:10_000],
-        rrule=v["rrule"].to_ical().decode() if v.get("rrule") is not None else None,
-        show_as="free" if str(v.get("transp") or "").upper() == "TRANSPARENT" else "busy",
-    )
+    try:
+        fields = EventFields(
+            title=str(v.get("summary") or "(no title)").strip()[:300] or "(no title)",
+            start=start,
+            end=end,
+            all_day=all_day,
+            timezone=zone_name,
+            location=str(v.get("location") or "")[:300],
+            description=str(v.get("description") or "")[:10_000],
+            rrule=v["rrule"].to_ical().decode() if v.get("rrule") is not None else None,
+            show_as="free" if str(v.get("transp") or "").upper() == "TRANSPARENT" else "busy",
+        )
+    except ValidationError as exc:  # a VEVENT whose values do not fit the fields: that event's failure
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "value"
+        raise InvalidRequest(f"{where}: {first['msg']}") from None
     imported = Imported(uid=str(v["uid"]) if v.get("uid") else None, fields=fields)
     if v.get("recurrence-id") is not None:
         imported.recurrence_id = v.decoded("recurrence-id")

@@ -15,9 +15,8 @@ from domains.calendar import changes, ical, inputs, recurrence, serialize, times
 from domains.calendar.calendars import name_free
 from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
-from domains.calendar.outcomes import each
 from domains.calendar.tables import Attendee, Calendar, Event, Exdate, Reminder
-from facade.kit import CallContext, Conflict, NotFound
+from facade.kit import CallContext, Conflict, NotFound, each
 
 Result = dict[str, Any]
 

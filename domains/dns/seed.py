@@ -16,44 +16,16 @@ from domains.dns.tables import Record, Zone
 
 T0 = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
 
-# name, serial, ttl, primary ns, admin, refresh, retry, expire, minimum, notes
+# serial, ttl, primary ns, admin, refresh, retry, expire, minimum: the shop's nameserver serves
+# its forward and reverse zones with the same SOA.
+SHOP_SOA = (2026090101, 3600, "ns1.example.com", "hostmaster@example.com", 7200, 3600, 1209600, 300)
+BIND_LOCALHOST_SOA = (2, 604800, "localhost", "root@localhost", 604800, 86400, 2419200, 604800)
+
+# name, *SOA, notes
 ZONES: list[tuple[Any, ...]] = [
-    (
-        "example.com",
-        2026090101,
-        3600,
-        "ns1.example.com",
-        "hostmaster@example.com",
-        7200,
-        3600,
-        1209600,
-        300,
-        "The shop's public zone.",
-    ),
-    (
-        "localhost",
-        2,
-        604800,
-        "localhost",
-        "root@localhost",
-        604800,
-        86400,
-        2419200,
-        604800,
-        "Loopback names, as BIND ships them.",
-    ),
-    (
-        "113.0.203.in-addr.arpa",
-        2026090101,
-        3600,
-        "ns1.example.com",
-        "hostmaster@example.com",
-        7200,
-        3600,
-        1209600,
-        300,
-        "Reverse zone of 203.0.113.0/24.",
-    ),
+    ("example.com", *SHOP_SOA, "The shop's public zone."),
+    ("localhost", *BIND_LOCALHOST_SOA, "Loopback names, as BIND ships them."),
+    ("113.0.203.in-addr.arpa", *SHOP_SOA, "Reverse zone of 203.0.113.0/24."),
 ]
 
 # zone (1-based), name, type, value, ttl, priority, weight, port

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class DockerSettings(BaseSettings):
@@ -27,14 +27,4 @@ class DockerSettings(BaseSettings):
     pull_timeout: float = Field(default=300.0, gt=0, le=3600)
 
 
-def settings() -> DockerSettings:
-    """The settings as the environment says now, so an operator (or a test) can point the domain
-    at another engine without a restart."""
-    try:
-        return DockerSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_DOCKER_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_DOCKER_*"
-        raise Unavailable(
-            f"the docker domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(DockerSettings)

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from facade.kit import Conflict, Entity, iso, utcnow
+from facade.kit import Conflict, Entity, Tags, iso, utcnow
 
 from domains.documents.extract import count_words, extract
 from domains.documents.sandbox import display, os_errors
@@ -45,6 +45,7 @@ def render(doc: Document) -> dict[str, Any]:
 DOCUMENT: Entity[Document] = Entity(
     "documents", "document", "documents", Document, render=render, load=(selectinload(Document.tags),)
 )
+TAGS: Tags[Document] = Tags(DOCUMENT, Tag)
 
 
 def title_from(real: Path) -> str:
@@ -108,14 +109,6 @@ def register(
         doc.title = title
     elif not doc.title:
         doc.title = (own_title or title_from(real))[:200]
-    add_tags(doc, tags)
+    TAGS.add(doc, tags)
     db.flush()
     return doc
-
-
-def add_tags(doc: Document, names: Iterable[str]) -> list[str]:
-    """Add the tags the document does not carry yet; returns those added."""
-    have = {t.name for t in doc.tags}
-    added = [name for name in dict.fromkeys(names) if name not in have]
-    doc.tags.extend(Tag(name=name) for name in added)
-    return added

@@ -3,28 +3,17 @@ rule lives in TOOLS.md, never in a field description repeated on every tool."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
-from facade.kit import Id, Input, Page
+from facade.kit import Id, Input, Page, TagName
 
 from domains.documents.tables import Kind
-
-TAG_PATTERN = re.compile(r"[a-z0-9][a-z0-9 _.-]*")
-
-
-def _tag(value: str) -> str:
-    name = " ".join(value.split()).lower()
-    if not TAG_PATTERN.fullmatch(name):
-        raise ValueError("a tag is letters, digits, spaces, '.', '_' or '-', starting with a letter or digit")
-    return name
 
 
 # No max_length on paths: the filesystem refuses an over-long name itself, with a clear error.
 FilePath = Annotated[str, Field(min_length=1)]
-TagName = Annotated[str, Field(min_length=1, max_length=50), AfterValidator(_tag)]
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Cell = str | int | float | bool | None
 Rows = Annotated[list[list[Cell]], Field(min_length=1, max_length=10_000)]

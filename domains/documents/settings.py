@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class DocumentsSettings(BaseSettings):
@@ -28,12 +28,4 @@ class DocumentsSettings(BaseSettings):
     max_text_chars: int = Field(default=100_000, gt=0)
 
 
-def settings() -> DocumentsSettings:
-    """The settings as the environment says now, so a test or an operator can move the root
-    without a restart."""
-    try:
-        return DocumentsSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_DOCUMENTS_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_DOCUMENTS_*"
-        raise Unavailable(f"the documents domain is misconfigured ({where}: {first['msg']}); an operator must fix it") from None
+settings = settings_reader(DocumentsSettings)

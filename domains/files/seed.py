@@ -4,23 +4,12 @@ the capability examples move, delete and rename. Deterministic, contents and dat
 from __future__ import annotations
 
 import os
-import struct
-import zlib
 from datetime import UTC, datetime
 from typing import Any
 
+from facade.kit import pixel_png
+
 from domains.files.sandbox import root
-
-
-def _png(rgb: tuple[int, int, int]) -> bytes:
-    """A valid 1x1 PNG of one colour: a real binary file for base64 reads and hashing."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(bytes([0, *rgb]), 9)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
 TODO = """# To do
@@ -60,9 +49,9 @@ TREE: dict[str, tuple[str | bytes, str]] = {
         "2026-05-03T10:00:00",
     ),
     "photos/README.md": ("Photos from the March offsite.\n", "2026-03-20T18:00:00"),
-    "photos/IMG_0001.png": (_png((200, 30, 30)), "2026-03-18T14:02:11"),
-    "photos/IMG_0002.png": (_png((30, 30, 200)), "2026-03-18T14:05:40"),
-    "photos/IMG_0003.png": (_png((200, 30, 30)), "2026-03-18T14:05:52"),  # a duplicate of 0001
+    "photos/IMG_0001.png": (pixel_png((200, 30, 30)), "2026-03-18T14:02:11"),
+    "photos/IMG_0002.png": (pixel_png((30, 30, 200)), "2026-03-18T14:05:40"),
+    "photos/IMG_0003.png": (pixel_png((200, 30, 30)), "2026-03-18T14:05:52"),  # a duplicate of 0001
     "archive/todo-2025.txt": (TODO, "2025-12-31T17:00:00"),  # a duplicate of notes/todo.txt
     "scratch/delete-me.txt": ("A file to practise deleting.\n", "2026-05-01T12:00:00"),
     "scratch/move-me.txt": ("A file to practise moving.\n", "2026-05-01T12:00:00"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from facade.kit import Unavailable
-from pydantic import Field, ValidationError
+from facade.kit import settings_reader
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,14 +32,4 @@ class FilesSettings(BaseSettings):
     max_extract_members: int = Field(default=10_000, gt=0)
 
 
-def settings() -> FilesSettings:
-    """The settings as the environment says now: constructing them is cheap, and reading them
-    per call lets a test (or an operator) move the root without a restart."""
-    try:
-        return FilesSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_FILES_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_FILES_*"
-        raise Unavailable(
-            f"the files domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(FilesSettings)

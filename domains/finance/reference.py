@@ -24,7 +24,7 @@ from domains.finance.document_tables import (
 )
 from domains.finance.inputs import AccountCreate
 from domains.finance.tables import Account, Budget, Customer, JournalLine, TaxRate, Vendor
-from facade.kit import Conflict, DomainError, InvalidRequest
+from facade.kit import Conflict, DomainError, InvalidRequest, each
 
 MAX_IMPORT_ROWS = 500
 
@@ -111,28 +111,25 @@ def import_accounts(db: Session, text: str) -> dict[str, Any]:
         raise InvalidRequest(f"the CSV cannot be read ({exc}); send plain comma-separated text") from None
     if len(rows) > MAX_IMPORT_ROWS:
         raise InvalidRequest(f"the CSV has {len(rows)} rows; import at most {MAX_IMPORT_ROWS} at a time")
-    results: list[dict[str, Any]] = []
-    for number, row in enumerate(rows, start=2):  # line 1 is the header
-        fields = {k: (v or "").strip() for k, v in row.items() if k in AccountCreate.model_fields}
+    lines = dict(enumerate(rows, start=2))  # line 1 is the header
+
+    def create(number: int) -> dict[str, Any]:
+        fields = {k: (v or "").strip() for k, v in lines[number].items() if k in AccountCreate.model_fields}
         if not fields.get("is_bank"):
             fields.pop("is_bank", None)
         try:
             values = AccountCreate.model_validate(fields).model_dump()
-            check_account_create(db, values)
-        except ValidationError as exc:
+        except ValidationError as exc:  # the row's own problem, e.g. "type: Input should be …"
             problem = exc.errors()[0]
             where = ".".join(str(part) for part in problem["loc"])
-            results.append({"line": number, "ok": False, "error": f"{where}: {problem['msg']}"})
-            continue
-        except DomainError as exc:
-            results.append({"line": number, "ok": False, "error": str(exc)})
-            continue
+            raise DomainError(f"{where}: {problem['msg']}") from None
+        check_account_create(db, values)
         account = Account(**values)
         db.add(account)
         db.flush()
-        results.append({"line": number, "ok": True, "account_id": account.id, "code": account.code})
-    succeeded = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+        return {"account_id": account.id, "code": account.code}
+
+    return each(lines, "line", create)
 
 
 # Tax rates

@@ -15,7 +15,7 @@ from domains.finance.amounts import ZERO, cents, text, total
 from domains.finance.ledger import today
 from domains.finance.rates import base_currency
 from domains.finance.tables import Account, JournalEntry, JournalLine
-from facade.kit import InvalidRequest
+from facade.kit import InvalidRequest, within_days
 
 DEBIT_NORMAL = frozenset({"asset", "expense"})
 ACTIVITIES = ("operating", "investing", "financing")
@@ -37,11 +37,7 @@ def posted(
     conditions: list[ColumnElement[bool]] = [JournalEntry.status == "posted"]
     if before is not None:
         conditions.append(JournalEntry.entry_date < before)
-    if date_from is not None:
-        conditions.append(JournalEntry.entry_date >= date_from)
-    if date_to is not None:
-        conditions.append(JournalEntry.entry_date <= date_to)
-    return conditions
+    return conditions + within_days(JournalEntry.entry_date, date_from, date_to)
 
 
 def movements(

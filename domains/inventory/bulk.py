@@ -4,7 +4,6 @@ changes nothing, because every check runs before the entry touches anything."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -14,19 +13,7 @@ from domains.inventory import ledger, rules, serialize
 from domains.inventory.entities import CATEGORY, ITEM, LOCATION, SUPPLIER
 from domains.inventory.inputs import AdjustLine, ItemCreate
 from domains.inventory.tables import Item, Location, Warehouse
-from facade.kit import Conflict, DomainError
-
-
-def each(keys: Iterable[Any], key_name: str, act: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """Run `act` once per key and report each outcome."""
-    results: list[dict[str, Any]] = []
-    for key in keys:
-        try:
-            results.append({key_name: key, "ok": True, **act(key)})
-        except DomainError as exc:
-            results.append({key_name: key, "ok": False, "error": str(exc)})
-    succeeded = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+from facade.kit import Conflict, each
 
 
 def import_items(db: Session, rows: list[ItemCreate], update_existing: bool) -> dict[str, Any]:
@@ -78,4 +65,5 @@ def create_locations(db: Session, warehouse: Warehouse, codes: list[str], descri
         db.flush()
         return {"location_id": location.id, "label": location.label}
 
-    return each(codes, "code", one)
+    # A code listed twice is reported twice: created once, then refused as taken.
+    return each(codes, "code", one, distinct=False)

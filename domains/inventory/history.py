@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +17,7 @@ from domains.inventory.inputs_flow import MovementHistoryExport, StockAudit, Sto
 from domains.inventory.reports import day_end
 from domains.inventory.serialize import num, qty
 from domains.inventory.tables import Item, Location, Movement, Reservation, Stock
+from facade.kit import within_days
 
 ZERO = Decimal(0)
 HALF_THOUSANDTH = Decimal("0.0005")
@@ -83,10 +83,7 @@ def export(db: Session, args: MovementHistoryExport) -> dict[str, Any]:
     conditions: list[ColumnElement[bool]] = []
     if args.item_id is not None:
         conditions.append(Movement.item_id == ITEM.fetch(db, args.item_id).id)
-    if args.date_from is not None:
-        conditions.append(Movement.occurred_at >= datetime.combine(args.date_from, time.min, UTC))
-    if args.date_to is not None:
-        conditions.append(Movement.occurred_at < day_end(args.date_to))
+    conditions += within_days(Movement.occurred_at, args.date_from, args.date_to)
     total = db.scalar(select(func.count()).select_from(Movement).where(*conditions)) or 0
     movements = db.scalars(
         select(Movement).where(*conditions).order_by(Movement.id).limit(args.limit).offset(args.offset)

@@ -120,34 +120,37 @@ def on_category_delete(db: Session, category: Category) -> dict[str, Any]:
 
 
 def on_location_delete(db: Session, location: Location) -> dict[str, Any]:
-    uses = {
-        "stock levels": _count(db, Stock.location_id == location.id),
-        "movements": _count(db, Movement.location_id == location.id),
-        "reservations": _count(db, Reservation.location_id == location.id),
-        "cycle counts": _count(db, Count.location_id == location.id),
-    }
-    used = ", ".join(f"{n} {what}" for what, n in uses.items() if n)
-    if used:
-        raise Conflict(
-            f"location {location.id} ({location.label}) has {used}; only a location that never held stock can "
-            "be deleted. Move its stock with inventory.stock_transfer and keep the location for the history"
-        )
-    return {}
+    return _unused(
+        f"location {location.id} ({location.label})",
+        {
+            "stock levels": _count(db, Stock.location_id == location.id),
+            "movements": _count(db, Movement.location_id == location.id),
+            "reservations": _count(db, Reservation.location_id == location.id),
+            "cycle counts": _count(db, Count.location_id == location.id),
+        },
+        "only a location that never held stock can be deleted. "
+        "Move its stock with inventory.stock_transfer and keep the location for the history",
+    )
 
 
 def on_item_delete(db: Session, item: Item) -> dict[str, Any]:
-    uses = {
-        "movements": _count(db, Movement.item_id == item.id),
-        "purchase order lines": _count(db, PurchaseOrderLine.item_id == item.id),
-        "reservations": _count(db, Reservation.item_id == item.id),
-        "count lines": _count(db, CountLine.item_id == item.id),
-    }
+    return _unused(
+        f"item {item.id} ({item.sku})",
+        {
+            "movements": _count(db, Movement.item_id == item.id),
+            "purchase order lines": _count(db, PurchaseOrderLine.item_id == item.id),
+            "reservations": _count(db, Reservation.item_id == item.id),
+            "count lines": _count(db, CountLine.item_id == item.id),
+        },
+        "an item with history is archived, not deleted (inventory.item_archive)",
+    )
+
+
+def _unused(record: str, uses: dict[str, int], instead: str) -> dict[str, Any]:
+    """Refuse to delete a record that history still refers to, counting what does."""
     used = ", ".join(f"{n} {what}" for what, n in uses.items() if n)
     if used:
-        raise Conflict(
-            f"item {item.id} ({item.sku}) has {used}; an item with history is archived, not deleted "
-            "(inventory.item_archive)"
-        )
+        raise Conflict(f"{record} has {used}; {instead}")
     return {}
 
 

@@ -3,7 +3,6 @@ reports every item, so that one bad id does not sink the rest; a failed item cha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -13,21 +12,9 @@ from domains.mail.capabilities import domain
 from domains.mail.drafts import sender
 from domains.mail.entities import FOLDER, MESSAGE, system_folder
 from domains.mail.tables import Contact, Message
-from facade.kit import CallContext, DomainError, InvalidRequest, NotFound, utcnow
+from facade.kit import CallContext, InvalidRequest, NotFound, each, utcnow
 
 Result = dict[str, Any]
-
-
-def each(keys: Iterable[Any], key_name: str, act: Callable[[Any], Result]) -> Result:
-    """Run `act` once per key (duplicates once) and report each outcome."""
-    results: list[Result] = []
-    for key in dict.fromkeys(keys):
-        try:
-            results.append({key_name: key, "ok": True, **act(key)})
-        except DomainError as exc:
-            results.append({key_name: key, "ok": False, "error": str(exc)})
-    succeeded = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
 
 
 @domain.capability("message_bulk_mark", idempotent=True, example={"message_ids": [3, 11], "is_read": True})

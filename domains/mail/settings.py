@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class MailSettings(BaseSettings):
@@ -28,14 +28,4 @@ class MailSettings(BaseSettings):
     sender: str = Field(default="Sam Rivera <sam@example.com>", validation_alias="FACADE_MAIL_FROM")
 
 
-def settings() -> MailSettings:
-    """The settings as the environment says now, so an operator (or a test) can point the domain
-    at another server without a restart."""
-    try:
-        return MailSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_MAIL_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_MAIL_*"
-        raise Unavailable(
-            f"the mail domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(MailSettings)

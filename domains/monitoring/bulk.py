@@ -3,26 +3,13 @@ result reports every item, so that one bad id does not sink the others."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from domains.monitoring import rules
 from domains.monitoring.entities import ALERT, CHECK
-from facade.kit import DomainError
-
-
-def each(keys: list[int], key_name: str, act: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
-    """Run `act` once per key (duplicates once) and report each outcome."""
-    results: list[dict[str, Any]] = []
-    for key in dict.fromkeys(keys):
-        try:
-            results.append({key_name: key, "ok": True, **act(key)})
-        except DomainError as exc:
-            results.append({key_name: key, "ok": False, "error": str(exc)})
-    succeeded = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+from facade.kit import each
 
 
 def set_enabled(db: Session, check_ids: list[int], enabled: bool) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class MonitoringSettings(BaseSettings):
@@ -26,13 +26,4 @@ class MonitoringSettings(BaseSettings):
     probe_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
 
 
-def settings() -> MonitoringSettings:
-    """The settings as the environment says now, read per call so they change without a restart."""
-    try:
-        return MonitoringSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_MONITORING_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_MONITORING_*"
-        raise Unavailable(
-            f"the monitoring domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(MonitoringSettings)

@@ -4,12 +4,11 @@ get its thumbnail, delete it."""
 from __future__ import annotations
 
 import base64
-from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 
-from facade.kit import CallContext, InvalidRequest, records
+from facade.kit import CallContext, InvalidRequest, records, within_days
 
 from domains.photos import inputs
 from domains.photos.capabilities import domain
@@ -56,11 +55,7 @@ def photo_search(ctx: CallContext, args: inputs.PhotoSearch) -> dict[str, Any]:
         raise InvalidRequest("taken_from is after taken_to; swap them")
     if args.album_id is not None:
         ALBUM.fetch(ctx.db, args.album_id)
-    conditions: list[ColumnElement[bool]] = []
-    if args.taken_from is not None:
-        conditions.append(Photo.taken_at >= datetime.combine(args.taken_from, time(), UTC))
-    if args.taken_to is not None:
-        conditions.append(Photo.taken_at < datetime.combine(args.taken_to + timedelta(days=1), time(), UTC))
+    conditions = within_days(Photo.taken_at, args.taken_from, args.taken_to)
     if args.tag is not None:
         conditions.append(Photo.tags.any(PhotoTag.name == args.tag))
     if args.album_id is not None:

@@ -3,22 +3,12 @@ lives in TOOLS.md, never in a field description repeated on every tool."""
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from facade.kit import Id, Input, Page
-
-TAG_PATTERN = re.compile(r"[a-z0-9][a-z0-9 _.-]*")
-
-
-def _tag(value: str) -> str:
-    name = " ".join(value.split()).lower()
-    if not TAG_PATTERN.fullmatch(name):
-        raise ValueError("a tag is letters, digits, spaces, '.', '_' or '-', starting with a letter or digit")
-    return name
+from facade.kit import Id, Input, Page, TagName
 
 
 def _person(value: str) -> str:
@@ -30,7 +20,6 @@ def _person(value: str) -> str:
 
 # No max_length on paths: the filesystem refuses an over-long name itself, with a clear error.
 FilePath = Annotated[str, Field(min_length=1)]
-TagName = Annotated[str, Field(min_length=1, max_length=50), AfterValidator(_tag)]
 PersonName = Annotated[str, Field(min_length=1, max_length=120), AfterValidator(_person)]
 PhotoIds = Annotated[list[Id], Field(min_length=1, max_length=500)]
 Rating = Annotated[int, Field(ge=0, le=5)]

@@ -1,4 +1,5 @@
-"""Tags and people on photos: add, remove, list, and tagging in bulk."""
+"""Tags and people on photos: the kit's tag capabilities (add, remove, list, bulk-add), and
+people labelled in a photo, optionally with the box around them."""
 
 from __future__ import annotations
 
@@ -10,60 +11,16 @@ from facade.kit import CallContext, Conflict, InvalidRequest, NotFound
 
 from domains.photos import inputs
 from domains.photos.capabilities import domain
-from domains.photos.library import PHOTO, add_tags, render
-from domains.photos.tables import PersonLabel, Photo, PhotoTag
+from domains.photos.library import PHOTO, TAGS, render
+from domains.photos.tables import PersonLabel
 
-
-@domain.capability("tag_add", idempotent=True, example={"photo_id": 4, "tags": ["tulips", "spring"]})
-def tag_add(ctx: CallContext, args: inputs.TagAdd) -> dict[str, Any]:
-    """Add tags to a photo."""
-    photo = PHOTO.fetch(ctx.db, args.photo_id)
-    added = add_tags(photo, args.tags)
-    ctx.db.flush()
-    return {"photo": render(photo), "added": added}
-
-
-@domain.capability("tag_remove", idempotent=True, example={"photo_id": 5, "tag": "blurry"})
-def tag_remove(ctx: CallContext, args: inputs.TagRemove) -> dict[str, Any]:
-    """Remove a tag from a photo."""
-    photo = PHOTO.fetch(ctx.db, args.photo_id)
-    tag = next((t for t in photo.tags if t.name == args.tag), None)
-    if tag is None:
-        carried = ", ".join(t.name for t in photo.tags) or "none"
-        raise NotFound(f"photo {photo.id} has no tag {args.tag!r}; its tags are: {carried}")
-    photo.tags.remove(tag)
-    ctx.db.flush()
-    return {"photo": render(photo)}
-
-
-@domain.capability("tag_list", read_only=True, example={})
-def tag_list(ctx: CallContext, args: inputs.NameFilter) -> dict[str, Any]:
-    """List the tags in use with how many photos carry each."""
-    conditions = [PhotoTag.name.startswith(args.prefix.lower(), autoescape=True)] if args.prefix else []
-    total = ctx.db.scalar(select(func.count(func.distinct(PhotoTag.name))).where(*conditions)) or 0
-    rows = ctx.db.execute(
-        select(PhotoTag.name, func.count(PhotoTag.id))
-        .where(*conditions)
-        .group_by(PhotoTag.name)
-        .order_by(func.count(PhotoTag.id).desc(), PhotoTag.name)
-        .limit(args.limit)
-        .offset(args.offset)
-    ).all()
-    return {"tags": [{"name": name, "photos": n} for name, n in rows], "total": total}
-
-
-@domain.capability("tag_bulk_add", idempotent=True, example={"photo_ids": [1, 2, 3], "tag": "portugal"})
-def tag_bulk_add(ctx: CallContext, args: inputs.TagBulkAdd) -> dict[str, Any]:
-    """Add one tag to many photos, reporting each one's result."""
-    results: list[dict[str, Any]] = []
-    for photo_id in dict.fromkeys(args.photo_ids):
-        photo = ctx.db.get(Photo, photo_id)
-        if photo is None:
-            results.append({"photo_id": photo_id, "error": f"photo {photo_id} does not exist"})
-            continue
-        results.append({"photo_id": photo_id, "added": bool(add_tags(photo, [args.tag]))})
-    ctx.db.flush()
-    return {"tag": args.tag, "results": results, "failed": sum(1 for r in results if "error" in r)}
+TAGS.add_capabilities(
+    domain,
+    tag_add=(inputs.TagAdd, {"photo_id": 4, "tags": ["tulips", "spring"]}),
+    tag_remove=(inputs.TagRemove, {"photo_id": 5, "tag": "blurry"}),
+    tag_list=(inputs.NameFilter, {}),
+    tag_bulk_add=(inputs.TagBulkAdd, {"photo_ids": [1, 2, 3], "tag": "portugal"}),
+)
 
 
 @domain.capability(

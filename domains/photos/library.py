@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from facade.kit import Conflict, Entity, iso, utcnow
+from facade.kit import Conflict, Entity, Tags, iso, utcnow
 
 from domains.photos.images import Facts, facts
 from domains.photos.sandbox import display
@@ -66,6 +66,7 @@ def render_album(album: Album) -> dict[str, Any]:
 
 
 PHOTO: Entity[Photo] = Entity("photos", "photo", "photos", Photo, render=render, load=PHOTO_LOAD)
+TAGS: Tags[Photo] = Tags(PHOTO, PhotoTag)
 ALBUM: Entity[Album] = Entity(
     "photos", "album", "albums", Album, render=render_album, load=(selectinload(Album.memberships),)
 )
@@ -107,7 +108,7 @@ def register(
     photo = Photo(path=rel, caption=caption, tags=[], people=[], memberships=[])
     apply(photo, found)
     photo.imported_at = photo.updated_at = now or utcnow()
-    add_tags(photo, tags)
+    TAGS.add(photo, tags)
     db.add(photo)
     db.flush()
     return photo
@@ -119,14 +120,6 @@ def refresh(photo: Photo, real: Path) -> bool:
     changed = found.sha256 != photo.sha256
     apply(photo, found)
     return changed
-
-
-def add_tags(photo: Photo, names: Iterable[str]) -> list[str]:
-    """Add the tags the photo does not carry yet; returns those added."""
-    have = {t.name for t in photo.tags}
-    added = [name for name in dict.fromkeys(names) if name not in have]
-    photo.tags.extend(PhotoTag(name=name) for name in added)
-    return added
 
 
 def add_to_album(album: Album, photo: Photo) -> bool:

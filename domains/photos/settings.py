@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class PhotosSettings(BaseSettings):
@@ -27,12 +27,4 @@ class PhotosSettings(BaseSettings):
     max_pixels: int = Field(default=100_000_000, gt=0)
 
 
-def settings() -> PhotosSettings:
-    """The settings as the environment says now, so a test or an operator can move the root
-    without a restart."""
-    try:
-        return PhotosSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_PHOTOS_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_PHOTOS_*"
-        raise Unavailable(f"the photos domain is misconfigured ({where}: {first['msg']}); an operator must fix it") from None
+settings = settings_reader(PhotosSettings)

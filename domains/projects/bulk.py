@@ -4,7 +4,6 @@ changes nothing (every check runs before the item is touched)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -13,19 +12,7 @@ from domains.projects import rules, serialize
 from domains.projects.entities import PERSON, TASK
 from domains.projects.inputs import TaskItem
 from domains.projects.tables import Milestone, Project, Task
-from facade.kit import DomainError, InvalidRequest
-
-
-def each(keys: Iterable[Any], key_name: str, act: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """Run `act` once per key (duplicates once) and report each outcome."""
-    results: list[dict[str, Any]] = []
-    for key in dict.fromkeys(keys):
-        try:
-            results.append({key_name: key, "ok": True, **act(key)})
-        except DomainError as exc:
-            results.append({key_name: key, "ok": False, "error": str(exc)})
-    succeeded = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
+from facade.kit import InvalidRequest, each
 
 
 def create_tasks(db: Session, project: Project, items: list[TaskItem]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from domains.services.inputs import (
 from domains.services.seed import seed
 from domains.services.settings import settings
 from domains.services.tables import Service, ServiceEvent
-from facade.kit import CallContext, Domain, DomainError, Entity, records
+from facade.kit import CallContext, Domain, Entity, each, records
 
 Result = dict[str, Any]
 
@@ -202,15 +202,15 @@ def service_export(ctx: CallContext, args: Nothing) -> Result:
 )
 def service_import(ctx: CallContext, args: ServiceImport) -> Result:
     """Create (or update) service definitions from a list, reporting each one's result."""
-    results: list[Result] = []
-    for item in args.services:
-        values = item.model_dump()
-        try:  # every check runs before an item is written, so a refused item writes nothing
-            results.append({"name": item.name, "ok": True, **_import_one(ctx, values, args.replace_existing)})
-        except DomainError as exc:
-            results.append({"name": item.name, "ok": False, "error": str(exc)})
-    done = sum(r["ok"] for r in results)
-    return {"results": results, "succeeded": done, "failed": len(results) - done}
+    # Every check runs before an item is written, so a refused item writes nothing; a name listed
+    # twice is reported twice (the second finds the first).
+    return each(
+        args.services,
+        "name",
+        lambda item: _import_one(ctx, item.model_dump(), args.replace_existing),
+        key=lambda item: item.name,
+        distinct=False,
+    )
 
 
 def _import_one(ctx: CallContext, values: Result, replace: bool) -> Result:

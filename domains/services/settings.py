@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from facade.kit import Unavailable
+from facade.kit import settings_reader
 
 
 class ServicesSettings(BaseSettings):
@@ -31,14 +31,4 @@ class ServicesSettings(BaseSettings):
     max_log_bytes: int = Field(default=262_144, gt=0)
 
 
-def settings() -> ServicesSettings:
-    """The settings as the environment says now, so an operator (or a test) can move the root
-    without a restart."""
-    try:
-        return ServicesSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "FACADE_SERVICES_" + str(first["loc"][0]).upper() if first["loc"] else "FACADE_SERVICES_*"
-        raise Unavailable(
-            f"the services domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
-        ) from None
+settings = settings_reader(ServicesSettings)

@@ -11,7 +11,7 @@ from domains.finance.capabilities import domain
 from domains.finance.entities import ACCOUNT, CURRENCY, EXCHANGE_RATE, TAX_RATE
 from domains.finance.ledger import today
 from domains.finance.tables import Account, Currency, ExchangeRate
-from facade.kit import CallContext, records
+from facade.kit import CallContext, records, within_days
 
 Result = dict[str, Any]
 
@@ -92,11 +92,7 @@ def _rates_where(args: inputs.ExchangeRateFilter) -> list[ColumnElement[bool]]:
     if args.currency is not None:
         currency = select(Currency.id).where(Currency.code == args.currency).scalar_subquery()
         conditions.append(ExchangeRate.currency_id == currency)
-    if args.date_from is not None:
-        conditions.append(ExchangeRate.rate_date >= args.date_from)
-    if args.date_to is not None:
-        conditions.append(ExchangeRate.rate_date <= args.date_to)
-    return conditions
+    return conditions + within_days(ExchangeRate.rate_date, args.date_from, args.date_to)
 
 
 records.add_list(

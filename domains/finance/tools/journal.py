@@ -10,7 +10,7 @@ from domains.finance import inputs, ledger
 from domains.finance.capabilities import domain
 from domains.finance.entities import ACCOUNT, JOURNAL_ENTRY
 from domains.finance.tables import JournalEntry, JournalLine
-from facade.kit import CallContext, InvalidRequest, records
+from facade.kit import CallContext, InvalidRequest, records, within_days
 
 Result = dict[str, Any]
 
@@ -41,11 +41,7 @@ def _entries_where(args: inputs.JournalEntryFilter) -> list[ColumnElement[bool]]
     if args.account_id is not None:
         touching = select(JournalLine.entry_id).where(JournalLine.account_id == args.account_id)
         conditions.append(JournalEntry.id.in_(touching))
-    if args.date_from is not None:
-        conditions.append(JournalEntry.entry_date >= args.date_from)
-    if args.date_to is not None:
-        conditions.append(JournalEntry.entry_date <= args.date_to)
-    return conditions
+    return conditions + within_days(JournalEntry.entry_date, args.date_from, args.date_to)
 
 
 records.add_list(

@@ -13,7 +13,7 @@ from domains.finance.document_tables import Bill
 from domains.finance.entities import BILL, VENDOR
 from domains.finance.inputs import changes_of
 from domains.finance.ledger import today
-from facade.kit import CallContext, records
+from facade.kit import CallContext, records, within_days
 
 Result = dict[str, Any]
 BILLS = documents.BILLS
@@ -49,12 +49,7 @@ records.add_get(domain, BILL, example_id=3)
 
 
 def _bills_where(args: di.BillFilter) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if args.date_from is not None:
-        conditions.append(Bill.bill_date >= args.date_from)
-    if args.date_to is not None:
-        conditions.append(Bill.bill_date <= args.date_to)
-    return conditions
+    return within_days(Bill.bill_date, args.date_from, args.date_to)
 
 
 records.add_list(

@@ -13,7 +13,7 @@ from domains.finance.document_tables import Invoice
 from domains.finance.entities import CUSTOMER, INVOICE, RECURRING_INVOICE
 from domains.finance.inputs import changes_of
 from domains.finance.ledger import today
-from facade.kit import CallContext, DomainError, records
+from facade.kit import CallContext, each, records, within_days
 
 Result = dict[str, Any]
 INVOICES = documents.INVOICES
@@ -48,11 +48,7 @@ records.add_get(domain, INVOICE, example_id=1)
 
 
 def _invoices_where(args: di.InvoiceFilter) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if args.date_from is not None:
-        conditions.append(Invoice.issue_date >= args.date_from)
-    if args.date_to is not None:
-        conditions.append(Invoice.issue_date <= args.date_to)
+    conditions = within_days(Invoice.issue_date, args.date_from, args.date_to)
     if args.overdue:
         conditions += [Invoice.status == "sent", Invoice.due_date < today()]
     return conditions
@@ -97,15 +93,13 @@ def invoice_send(ctx: CallContext, args: di.InvoiceRef) -> Result:
 @domain.capability("invoice_bulk_send", example={"invoice_ids": [5]})
 def invoice_bulk_send(ctx: CallContext, args: di.InvoiceBulkSend) -> Result:
     """Send several draft invoices, reporting each one's result."""
-    results: list[dict[str, Any]] = []
-    for invoice_id in dict.fromkeys(args.invoice_ids):
-        try:  # every check runs before an invoice changes, so a failed one is left as it was
-            invoice = documents.issue(ctx.db, INVOICES, INVOICE.fetch(ctx.db, invoice_id))
-            results.append({"invoice_id": invoice_id, "ok": True, "total": str(invoice.total)})
-        except DomainError as exc:
-            results.append({"invoice_id": invoice_id, "ok": False, "error": str(exc)})
-    sent = sum(1 for r in results if r["ok"])
-    return {"results": results, "succeeded": sent, "failed": len(results) - sent}
+
+    def send(invoice_id: int) -> Result:
+        # Every check runs before an invoice changes, so a failed one is left as it was.
+        invoice = documents.issue(ctx.db, INVOICES, INVOICE.fetch(ctx.db, invoice_id))
+        return {"total": str(invoice.total)}
+
+    return each(args.invoice_ids, "invoice_id", send)
 
 
 @domain.capability("invoice_duplicate", example={"invoice_id": 3, "issue_date": "2026-11-20"})

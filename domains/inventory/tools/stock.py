@@ -3,16 +3,14 @@ the movement history and its reversal."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time
 from typing import Any
 
 from sqlalchemy import ColumnElement
 
 from domains.inventory import corrections, inputs, ledger, levels, serialize
 from domains.inventory.entities import ITEM, LOCATION, MOVEMENT, REFERENCES
-from domains.inventory.reports import day_end
 from domains.inventory.tables import Movement
-from facade.kit import CallContext, Domain, records
+from facade.kit import CallContext, Domain, records, within_days
 
 Result = dict[str, Any]
 
@@ -24,12 +22,7 @@ def _level(ctx: CallContext, item_id: int, location_id: int, lot: str) -> Result
 
 
 def _movements_where(args: inputs.MovementFilter) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if args.date_from is not None:
-        conditions.append(Movement.occurred_at >= datetime.combine(args.date_from, time.min, UTC))
-    if args.date_to is not None:
-        conditions.append(Movement.occurred_at < day_end(args.date_to))
-    return conditions
+    return within_days(Movement.occurred_at, args.date_from, args.date_to)
 
 
 def register(domain: Domain) -> None:
