@@ -37,7 +37,9 @@ def settings_reader(model: type[S]) -> Callable[[], S]:
             return model()
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = prefix + str(first["loc"][0]).upper() if first["loc"] else prefix + "*"
+            field = str(first["loc"][0]).upper() if first["loc"] else "*"
+            # A field read through an alias (mail's FACADE_MAIL_FROM) is reported by its full name.
+            where = field if field.startswith(prefix) else prefix + field
             raise Unavailable(
                 f"the {domain} domain is misconfigured ({where}: {first['msg']}); an operator must fix it"
             ) from None

@@ -16,6 +16,7 @@ class GardenSettings(BaseSettings):
 
     beds: int = Field(default=4, gt=0)
     soil: str = "loam"
+    frost: int = Field(default=0, validation_alias="FACADE_GARDEN_FROST_DAYS")
 
 
 settings = settings_reader(GardenSettings)
@@ -41,6 +42,11 @@ class TestReader:
         message = str(caught.value)
         assert message.startswith(f"unavailable: the garden domain is misconfigured (FACADE_GARDEN_BEDS: {reason}")
         assert message.endswith("); an operator must fix it")
+
+    def test_a_field_read_through_an_alias_is_named_once(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("FACADE_GARDEN_FROST_DAYS", "soon")
+        with pytest.raises(Unavailable, match=r"misconfigured \(FACADE_GARDEN_FROST_DAYS: Input should be a valid integer"):
+            settings()
 
     def test_says_what_it_reads(self) -> None:
         assert settings.__doc__ == "The garden domain's settings (FACADE_GARDEN_*) as the environment says now."
