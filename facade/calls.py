@@ -33,6 +33,8 @@ from facade.selfservice import AgentSelfService
 from facade.views import Views
 
 log = structlog.get_logger("facade.calls")
+# How many times an idempotent capability that lost a race to a concurrent call is run again.
+IDEMPOTENT_RETRIES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,49 +222,61 @@ class Calls:
         conversation: str | None,
         approved_card: int | None = None,
     ) -> Outcome:
-        ctx = self._context(agent, conversation, approved_card)
         who = {"agent": agent.name, "conversation": conversation}
-        try:
-            if capability.is_async:
-                result = await capability.handler(ctx, args)  # type: ignore[misc]
-                _commit(ctx)
-            else:
-                result = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
-            return Outcome("ok", data=as_structured(result), **who)
-        except DomainError as exc:
-            _rollback(ctx)
-            return Outcome("domain_error", error=str(exc), **who)
-        except (IntegrityError, StaleDataError):
-            # A concurrent call changed or took the same record first: a conflict, not an outage.
-            _rollback(ctx)
-            log.warning("tool.conflict", tool=capability.name, exc_info=True)
-            return Outcome(
-                "domain_error",
-                error="conflict: another change to the same record landed first; nothing was changed — "
-                "read the record again and retry",
-                **who,
-            )
-        except DBAPIError:
-            _rollback(ctx)
-            log.warning("tool.database_unavailable", tool=capability.name, exc_info=True)
-            return Outcome(
-                "unavailable",
-                error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
-                **who,
-            )
-        except Exception:
-            _rollback(ctx)
-            ref = uuid.uuid4().hex[:12]
-            log.exception("tool.crashed", tool=capability.name, ref=ref)
-            return Outcome(
-                "internal",
-                error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
-                "was changed — report the ref to an operator",
-                **who,
-            )
-        finally:
-            if ctx.opened_db is not None:
-                ctx.opened_db.close()
+        # An idempotent capability that loses a race is run again on a fresh session: the next
+        # run sees what the winner wrote (a concurrent rescan finds those files imported).
+        retries = IDEMPOTENT_RETRIES if capability.annotations.idempotent else 0
+        while True:
+            ctx = self._context(agent, conversation, approved_card)
+            try:
+                if capability.is_async:
+                    result = await capability.handler(ctx, args)  # type: ignore[misc]
+                    _commit(ctx)
+                else:
+                    result = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                return Outcome("ok", data=as_structured(result), **who)
+            except (IntegrityError, StaleDataError) as exc:
+                _rollback(ctx)
+                if retries == 0:
+                    return _failed(capability, exc, who)
+                retries -= 1
+                log.info("tool.conflict_retried", tool=capability.name)
+            except Exception as exc:
+                _rollback(ctx)
+                return _failed(capability, exc, who)
+            finally:
+                if ctx.opened_db is not None:
+                    ctx.opened_db.close()
+
+
+def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:
+    """What a call that raised tells its caller: what went wrong and what to do, never a trace."""
+    if isinstance(exc, DomainError):
+        return Outcome("domain_error", error=str(exc), **who)
+    if isinstance(exc, (IntegrityError, StaleDataError)):
+        # A concurrent call changed or took the same record first: a conflict, not an outage.
+        log.warning("tool.conflict", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "domain_error",
+            error="conflict: another change to the same record landed first; nothing was changed — "
+            "read the record again and retry",
+            **who,
+        )
+    if isinstance(exc, DBAPIError):
+        log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "unavailable",
+            error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
+            **who,
+        )
+    ref = uuid.uuid4().hex[:12]
+    log.error("tool.crashed", tool=capability.name, ref=ref, exc_info=exc)
+    return Outcome(
+        "internal",
+        error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
+        "was changed — report the ref to an operator",
+        **who,
+    )
 
 
 def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> Any:
