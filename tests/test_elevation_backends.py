@@ -3,6 +3,10 @@ by two replicas (an approval on one reaches a client on the other; Redis away fa
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,6 +115,30 @@ class TestRedisReplicas:
             await changes.wait(1)
             assert await names(client) == before
 
+    async def test_redis_lost_mid_run_fails_closed_then_recovers(self, tmp_path: Path) -> None:
+        """A private Redis, killed while an elevation is live and started again: meanwhile the
+        conversation falls back to its defaults and elevating is refused, core tools keep working,
+        and once Redis is back elevating works again without restarting the facade."""
+        port = free_port()
+        with private_redis(port) as redis:
+            server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": f"redis://127.0.0.1:{port}/0"}).start()
+            try:
+                await elevate(server, server, "lost")
+                assert set(FILES_FULL) <= await listed(server, "lost")
+                redis.stop()
+                async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": "lost"}) as client:
+                    tools = await names(client)
+                    assert "files.list" in tools and not set(FILES_FULL) & tools  # closed: defaults only
+                    assert not (await client.call_tool("files.list", {"path": ""})).is_error
+                    refused = await client.call_tool("skills.elevate", {"domain": "files", "reason": "redis is gone"})
+                assert refused.is_error and "cannot be reached" in text_of(refused)
+                redis.start()  # an empty Redis: what it held is gone, as after any Redis restart
+                assert not set(FILES_FULL) & await listed(server, "lost")
+                await elevate(server, server, "lost")
+                assert set(FILES_FULL) <= await listed(server, "lost")
+            finally:
+                server.stop()
+
     async def test_redis_away_fails_closed(self, tmp_path: Path) -> None:
         closed = f"redis://127.0.0.1:{free_port()}/0"
         server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": closed}).start()
@@ -125,3 +153,37 @@ class TestRedisReplicas:
             assert httpx2.get(f"{server.base}/healthz").status_code == 200
         finally:
             server.stop()
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on `port`, stopped and started at will."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout.strip() != b"PONG":
+            assert time.monotonic() < deadline, "the private redis-server did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@contextlib.contextmanager
+def private_redis(port: int) -> Iterator[PrivateRedis]:
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        need_service("redis-server", "the redis-server and redis-cli programs are not on PATH")
+    redis = PrivateRedis(port)
+    redis.start()
+    try:
+        yield redis
+    finally:
+        redis.stop()
