@@ -8,7 +8,8 @@ endpoint or the facade failed; 2 the command was wrong (unknown provider, bad ru
 The model's window is agent.toml's `context_window` unless `context_window` (or
 FACADE_HOST_CONTEXT_WINDOW) says otherwise — a local server often runs a model with a smaller
 window than the model has; `compact_at` (FACADE_HOST_COMPACT_AT) is the share of it a request may
-fill before the loop compacts.
+fill before the loop compacts. A server that refuses a request as too long teaches the loop its
+window for the rest of the session (facade.host.overflow): setting the window saves that refusal.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ older messages `summarize` reads.
 
 When: `CompactionConfig.due(prompt_tokens)` — the loop measures each request it is about to send
 (system prompt, tools and the history the context manager compiled) and compacts when that passes
-`compact_at` of the model's window. Who writes the summary: `facade.host.summarizer`.
+`compact_at` of the model's window; and at once, whatever the threshold, when the server refuses a
+request as too long (facade.host.overflow). Who writes the summary: `facade.host.summarizer`.
 """
 
 from __future__ import annotations
@@ -105,6 +106,13 @@ def split(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT)
         raise ValueError(f"keep_recent must be 0 or more, not {keep_recent}")
     cut = safe_start(messages, len(messages) - keep_recent)
     return [dict(m) for m in messages[:cut]], [dict(m) for m in messages[cut:]]
+
+
+def compactable(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT) -> bool:
+    """Whether compacting would shrink anything: something older than the recent messages that
+    is not already a summary."""
+    older, _ = split(messages, keep_recent)
+    return not all(is_summary(m) for m in older)
 
 
 def compact(messages: Sequence[Mapping[str, Any]], summarize: Summarize, keep_recent: int = KEEP_RECENT) -> list[Message]:

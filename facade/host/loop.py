@@ -14,8 +14,9 @@ Two things keep the request inside the model's window, and they run in this orde
    summary (facade.host.compaction, written by facade.host.summarizer), persisted, and the
    context manager compiles again from the compacted history, where the summary is kept first.
 So compaction, which loses detail for good, runs only when the context manager's choice no longer
-fits, and the context manager never undoes a compaction. With no known window the loop never
-compacts.
+fits, and the context manager never undoes a compaction. With no known window the loop does not
+compact — until a server refuses a request as too long: then it learns the window from the
+refusal, compacts at once and sends the call again, once (facade.host.overflow).
 
 The loop is bounded: 16 model calls per user request for native tool calling, 6 for the fenced
 protocol (a small model that has not found its answer in 6 steps is looping, measured or not —
@@ -32,19 +33,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.compaction import CompactionConfig
+from facade.host.compaction import CompactionConfig, compactable
 from facade.host.context import CompiledContext, ContextManager
 from facade.host.messages import ToolCall, ToolSpec, assistant, tool_result, user
+from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.prompt import SystemPromptBuilder
-from facade.host.providers.base import ModelRequest, ModelTurn, Provider, SystemParts, wire_parts
+from facade.host.providers.base import CONTEXT_LENGTH, ModelRequest, ModelTurn, Provider, ProviderError, SystemParts, wire_parts
 from facade.host.session import Session
 from facade.host.stop import Executed, honest_stop
 from facade.host.summarizer import Summarizer
 from facade.host.tokenizer import TokenCounter
 from facade.host.tools import ToolOutcome
 from facade.host.trajectory import Trajectory
-from facade.host.usage import TURN, ModelCall
+from facade.host.usage import TURN, ModelCall, Usage
 
 NATIVE_MAX_STEPS = 16
 FENCED_MAX_STEPS = 6
@@ -160,6 +162,7 @@ class AgentLoop:
         self.config = config or LoopConfig()
         self.context = ContextManager(budget_tokens=self.config.history_budget, tokenizer=self.config.tokenizer)
         self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
+        self.window = LearnedWindow(self.config.compaction)
 
     @property
     def max_steps(self) -> int:
@@ -197,26 +200,84 @@ class AgentLoop:
         calls = [c for c in self.session.ledger.calls if c.turn == turn]
         return TurnResult(answer, steps, stopped, executed, artifacts, calls)
 
+    @property
+    def compaction(self) -> CompactionConfig:
+        """When the loop compacts: the configured window, narrowed by any refusal this session."""
+        return self.window.compaction
+
     async def _model_call(self, turn: int, step: int, query: str) -> ModelTurn:
         specs = await self.tools.tools()
         prepared = await self._prepare(specs, query)
-        if self.config.compaction.due(prepared.prompt_tokens):
-            compacted = await self.summarizer.compact(turn, step, self.config.compaction)
-            if compacted is not None:
-                before, prepared = prepared, await self._prepare(specs, query)
-                self.trajectory.emit(
-                    "context.compacted",
-                    {
-                        "turn": turn,
-                        "step": step,
-                        **compacted,
-                        "tokens_before": before.prompt_tokens,
-                        "tokens_after": prepared.prompt_tokens,
-                        "threshold": self.config.compaction.threshold,
-                        "window": self.config.compaction.context_window,
-                        "source": self.context.counter.source,
-                    },
-                )
+        if self.compaction.due(prepared.prompt_tokens):
+            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
+        try:
+            return await self._send(turn, step, prepared)
+        except ProviderError as exc:
+            if exc.kind != CONTEXT_LENGTH:
+                raise
+            refused = exc
+        if not compactable(self.session.messages, self.compaction.keep_recent):
+            self._overflowed(turn, step, prepared, refused, NOTHING_TO_COMPACT)
+            raise gave_up(refused, NOTHING_TO_COMPACT) from refused
+        # Learn first: the forced compaction fits its summary request to the window just learned.
+        self._overflowed(turn, step, prepared, refused, COMPACT_AND_RETRY)
+        prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
+        try:
+            return await self._send(turn, step, prepared)
+        except ProviderError as exc:
+            if exc.kind != CONTEXT_LENGTH:
+                raise
+            self._overflowed(turn, step, prepared, exc, RETRY_REFUSED)
+            raise gave_up(exc, RETRY_REFUSED) from exc
+
+    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
+        """Compact the session and prepare the request again; `before` when nothing was older."""
+        config = self.compaction
+        compacted = await self.summarizer.compact(turn, step, config)
+        if compacted is None:
+            return before
+        after = await self._prepare(specs, query)
+        self.trajectory.emit(
+            "context.compacted",
+            {
+                "turn": turn,
+                "step": step,
+                "reason": reason,
+                **compacted,
+                "tokens_before": before.prompt_tokens,
+                "tokens_after": after.prompt_tokens,
+                "threshold": config.threshold,
+                "window": config.context_window,
+                "source": self.context.counter.source,
+            },
+        )
+        return after
+
+    def _overflowed(self, turn: int, step: int, refused: Prepared, error: ProviderError, action: str) -> None:
+        """Record a refusal: the window it shows, the call it was (in usage, with no tokens), and
+        what the host does about it."""
+        before, source = self.window.window, self.window.source
+        window = self.window.learn(error, refused.prompt_tokens)
+        call = self.session.record_usage(Usage(), 0, refused=True)
+        self.trajectory.emit(
+            "context.overflowed",
+            {
+                "turn": turn,
+                "step": step,
+                "call": call.call,
+                "provider": self.provider.name,
+                "model": self.provider.model,
+                "error": str(error),
+                "server": {"window": error.window, "prompt_tokens": error.prompt_tokens},
+                "prompt": {"tokens": refused.prompt_tokens, "source": self.context.counter.source},
+                "window": {"before": before, "before_source": source, "after": window, "after_source": self.window.source},
+                "action": action,
+            },
+        )
+
+    async def _send(self, turn: int, step: int, prepared: Prepared) -> ModelTurn:
+        """Record the request exactly as sent, send it, and record its usage."""
+        config = self.compaction
         self.trajectory.emit(
             "context.compiled",
             {
@@ -239,8 +300,9 @@ class AgentLoop:
                 "prompt": {
                     "tokens": prepared.prompt_tokens,
                     "source": self.context.counter.source,
-                    "window": self.config.compaction.context_window,
-                    "threshold": self.config.compaction.threshold,
+                    "window": config.context_window,
+                    "window_source": self.window.source,
+                    "threshold": config.threshold,
                 },
             },
         )

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from facade.host.compaction import SUMMARY_INSTRUCTIONS, CompactionConfig, clean, continuation, is_summary, split
+from facade.host.compaction import SUMMARY_INSTRUCTIONS, CompactionConfig, clean, compactable, continuation, is_summary, split
 from facade.host.context import truncate_middle
 from facade.host.messages import user
 from facade.host.providers.base import ModelRequest, Provider, ProviderError, SystemParts, wire_parts
@@ -159,9 +159,9 @@ class Summarizer:
         """Replace the older messages with a summary, in the session and on disk; what was done,
         or None when there is nothing older to summarise (the recent messages alone are that
         large, and compaction keeps them verbatim)."""
-        older, recent = split(self.session.messages, config.keep_recent)
-        if all(is_summary(m) for m in older):
+        if not compactable(self.session.messages, config.keep_recent):
             return None
+        older, recent = split(self.session.messages, config.keep_recent)
         request = summary_request(older, self.counter, config.threshold or 0)
         payload = self.provider.payload(request)
         self.trajectory.emit(

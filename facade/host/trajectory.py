@@ -6,7 +6,8 @@ continues its trace), `type`, `ts` (UTC, ISO 8601), `seq` (continues across resu
 Events: `session.started`, `context.compiled` (the exact tools array, system prompt and messages
 of the request body, and the request's size against the window), `model.completed` (usage),
 `tool.completed`, `context.compacted` (what was summarised and kept, by whom, the request's tokens
-before and after), `session.ended`. Model calls carry a `purpose`: `turn`, or `compaction` for the
+before and after, and why: the threshold or an overflow), `context.overflowed` (the server refused
+a request as too long: its words, the window it showed, and what the host did), `session.ended`. Model calls carry a `purpose`: `turn`, or `compaction` for the
 call that wrote a summary.
 """
 

@@ -6,7 +6,8 @@ answer different questions, so they are never summed into one "tokens" figure. A
 two model calls or more — the call that asked for the tool and the one that answered from its
 result, each prefilling the whole prompt — and the ledger shows each call, not only the sum. A
 call that summarised the conversation for compaction is a model call like any other, counted and
-shown as what it was.
+shown as what it was; so is a call the server refused as too long for its window, which reports
+no tokens (the APIs bill none for it) but was a request the turn made.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class ModelCall:
         tool_calls: how many tools it asked for (0 for the call that answered).
         purpose: `turn` (the conversation itself) or `compaction` (it summarised the older
             messages).
+        refused: the server refused the prompt as longer than its window; no tokens reported.
     """
 
     turn: int
@@ -82,16 +84,34 @@ class ModelCall:
     usage: Usage
     tool_calls: int = 0
     purpose: str = TURN
+    refused: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "call": self.call, "usage": self.usage.to_dict(), "tool_calls": self.tool_calls, "purpose": self.purpose}
+        return {
+            "turn": self.turn,
+            "call": self.call,
+            "usage": self.usage.to_dict(),
+            "tool_calls": self.tool_calls,
+            "purpose": self.purpose,
+            "refused": self.refused,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelCall:
-        # Sessions written before compaction existed carry no purpose: all their calls were turns.
-        return cls(int(data["turn"]), int(data["call"]), Usage.from_dict(data["usage"]), int(data.get("tool_calls", 0)), str(data.get("purpose") or TURN))
+        # Sessions written before compaction existed carry no purpose: all their calls were turns;
+        # before refusals were counted, every call recorded had been answered.
+        return cls(
+            int(data["turn"]),
+            int(data["call"]),
+            Usage.from_dict(data["usage"]),
+            int(data.get("tool_calls", 0)),
+            str(data.get("purpose") or TURN),
+            bool(data.get("refused", False)),
+        )
 
     def describe(self) -> str:
+        if self.refused:
+            return "refused: the prompt was longer than the server's window"
         if self.purpose == COMPACTION:
             return "summarised the earlier conversation"
         if self.tool_calls:
@@ -110,9 +130,9 @@ class UsageLedger:
     def rebuild(cls, calls: Iterable[ModelCall]) -> UsageLedger:
         return cls(list(calls))
 
-    def record(self, turn: int, usage: Usage, tool_calls: int = 0, purpose: str = TURN) -> ModelCall:
+    def record(self, turn: int, usage: Usage, tool_calls: int = 0, purpose: str = TURN, refused: bool = False) -> ModelCall:
         number = 1 + sum(1 for c in self.calls if c.turn == turn)
-        entry = ModelCall(turn, number, usage, tool_calls, purpose)
+        entry = ModelCall(turn, number, usage, tool_calls, purpose, refused)
         self.calls.append(entry)
         return entry
 

@@ -8,13 +8,14 @@ import os
 from collections.abc import Mapping
 
 from facade.host.providers.anthropic import AnthropicProvider
-from facade.host.providers.base import Artifact, ModelRequest, ModelTurn, Provider, ProviderError, SystemParts
+from facade.host.providers.base import CONTEXT_LENGTH, Artifact, ModelRequest, ModelTurn, Provider, ProviderError, SystemParts
 from facade.host.providers.fenced import FencedProvider
 from facade.host.providers.openai import OpenAIProvider
 
 __all__ = [
     "AnthropicProvider",
     "Artifact",
+    "CONTEXT_LENGTH",
     "FencedProvider",
     "ModelRequest",
     "ModelTurn",

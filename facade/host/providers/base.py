@@ -100,8 +100,29 @@ class ModelTurn:
     raw: dict[str, Any] | None = None
 
 
+# `ProviderError.kind` when the server refused the prompt as longer than its context window.
+CONTEXT_LENGTH = "context_length"
+
+
 class ProviderError(RuntimeError):
-    """The model endpoint failed or answered with something that is not a model turn."""
+    """The model endpoint failed or answered with something that is not a model turn.
+
+    The message is written for the person; the attributes are for the host, which acts on them
+    rather than on the message's words.
+
+    Attributes:
+        kind: `context_length` when the server refused the prompt as too long for its window
+            (facade.host.providers.overflow recognises it); None for every other failure.
+        window: the context size the server said it runs, in its own tokens; None when it did
+            not say (or the error is of another kind).
+        prompt_tokens: the refused prompt as the server counted it; None when it did not say.
+    """
+
+    def __init__(self, message: str, *, kind: str | None = None, window: int | None = None, prompt_tokens: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.window = window
+        self.prompt_tokens = prompt_tokens
 
 
 @runtime_checkable

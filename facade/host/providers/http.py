@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx2
 
-from facade.host.providers.base import ProviderError
+from facade.host.providers.base import CONTEXT_LENGTH, ProviderError
+from facade.host.providers.overflow import overflow
 
 
 async def post_json(
@@ -36,9 +37,6 @@ async def post_json(
     return data
 
 
-# How each API says the prompt did not fit: OpenAI's error code, llama.cpp's error type,
-# Anthropic's message (tests/host/wire/*_error_*.json).
-CONTEXT_OVERFLOW = ("context_length_exceeded", "exceed_context_size_error", "prompt is too long")
 CONTEXT_HINT = (
     "the request is longer than the model's context window: set the agent's context_window (or "
     "FACADE_HOST_CONTEXT_WINDOW) to the window the server really runs, so that the host compacts "
@@ -47,19 +45,26 @@ CONTEXT_HINT = (
 
 
 def http_failure(provider: str, status: int, body: str, url: str) -> ProviderError:
-    """An HTTP error from a model endpoint, said so that the person knows what to change."""
-    if status in (400, 413) and any(marker in body for marker in CONTEXT_OVERFLOW):
-        hint = CONTEXT_HINT
-    else:
-        hint = {
-            401: "the API key was refused: check the key variable for this provider",
-            403: "the API key may not use this model",
-            404: "nothing at that address: check the base URL (OpenAI-compatible servers usually end in /v1) and the model name",
-            429: "rate limited: wait and retry",
-            503: "the model server is unavailable or still loading: wait and retry",
-            529: "the API is overloaded: wait and retry",
-        }.get(status, "the endpoint failed")
-    return ProviderError(f"{provider}: HTTP {status} from {url} — {hint}. The server said: {api_message(body)[:500]}")
+    """An HTTP error from a model endpoint, said so that the person knows what to change; a
+    refused prompt also says so to the host (`kind`, and the window the server stated)."""
+    said = f"The server said: {api_message(body)[:500]}"
+    refused = overflow(status, body)
+    if refused is not None:
+        return ProviderError(
+            f"{provider}: HTTP {status} from {url} — {CONTEXT_HINT}. {said}",
+            kind=CONTEXT_LENGTH,
+            window=refused.window,
+            prompt_tokens=refused.prompt_tokens,
+        )
+    hint = {
+        401: "the API key was refused: check the key variable for this provider",
+        403: "the API key may not use this model",
+        404: "nothing at that address: check the base URL (OpenAI-compatible servers usually end in /v1) and the model name",
+        429: "rate limited: wait and retry",
+        503: "the model server is unavailable or still loading: wait and retry",
+        529: "the API is overloaded: wait and retry",
+    }.get(status, "the endpoint failed")
+    return ProviderError(f"{provider}: HTTP {status} from {url} — {hint}. {said}")
 
 
 def api_message(body: str) -> str:
