@@ -1,22 +1,8 @@
 """The agent loop: model → tool calls? → authorize → execute → append the result → again.
 
-Before every model call the tool list is refreshed if the facade said it changed, the history
-is compiled to its budget (facade.host.context) and the system prompt is built (facade.host.
-prompt); the trajectory records exactly what was sent.
-
-Two things keep the request inside the model's window, and they run in this order:
-1. every call, the context manager fits the history to `history_budget` by relevance. It drops
-   nothing for good: the session keeps every message, and one left out of this call comes back
-   in a later one that asks about it;
-2. only when the request it produced (system prompt + tools + compiled history) still passes
-   `compact_at` of the window — the last messages it always keeps are long, or the budget is
-   large for the window — compaction rewrites the session: the older messages become one
-   summary (facade.host.compaction, written by facade.host.summarizer), persisted, and the
-   context manager compiles again from the compacted history, where the summary is kept first.
-So compaction, which loses detail for good, runs only when the context manager's choice no longer
-fits, and the context manager never undoes a compaction. With no known window the loop does not
-compact — until a server refuses a request as too long: then it learns the window from the
-refusal, compacts at once and sends the call again, once (facade.host.overflow).
+Each step's model call — the tool list refreshed, the history compiled to its budget, the system
+prompt built, the session compacted when the request does not fit the window, and sent again
+once when the server refuses it as too long — is one request made by facade.host.request.
 
 The loop is bounded: 16 model calls per user request for native tool calling, 6 for the fenced
 protocol (a small model that has not found its answer in 6 steps is looping, measured or not —
@@ -33,20 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.compaction import CompactionConfig, compactable
-from facade.host.context import CompiledContext, ContextManager
+from facade.host.compaction import CompactionConfig
 from facade.host.messages import ToolCall, ToolSpec, assistant, tool_result, user
-from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
 from facade.host.permissions import PermissionPolicy, Prompter
-from facade.host.prompt import SystemPromptBuilder
-from facade.host.providers.base import CONTEXT_LENGTH, ModelRequest, ModelTurn, Provider, ProviderError, SystemParts, wire_parts
+from facade.host.providers.base import ModelTurn, Provider
+from facade.host.request import Requester, ToolList
 from facade.host.session import Session
 from facade.host.stop import Executed, honest_stop
-from facade.host.summarizer import Summarizer
-from facade.host.tokenizer import TokenCounter
 from facade.host.tools import ToolOutcome
 from facade.host.trajectory import Trajectory
-from facade.host.usage import TURN, ModelCall, Usage
+from facade.host.usage import ModelCall
 
 NATIVE_MAX_STEPS = 16
 FENCED_MAX_STEPS = 6
@@ -55,16 +37,13 @@ HOST_INSTRUCTIONS = """You work through the tools of a facade server: use them t
 When a tool fails, read its error and fix the call instead of repeating it. When you have the answer, give it plainly and briefly."""
 
 
-class ToolSource(Protocol):
-    """What the loop needs of the MCP side (facade.host.tools.FacadeTools)."""
-
-    async def tools(self) -> list[ToolSpec]: ...
+class ToolSource(ToolList, Protocol):
+    """What the loop needs of the MCP side (facade.host.tools.FacadeTools): the tool list for its
+    requests, and each tool to authorize and call."""
 
     def spec(self, name: str) -> ToolSpec | None: ...
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome: ...
-
-    async def tools_md(self) -> str | None: ...
 
 
 @dataclass
@@ -113,32 +92,6 @@ class TurnResult:
     calls: list[ModelCall] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """One request, ready to send.
-
-    Attributes:
-        request: what the provider is given.
-        payload: the body it sends for it.
-        compiled: the history as the context manager fitted it.
-        prompt_tokens: the request's size: system prompt, tools array and compiled history.
-    """
-
-    request: ModelRequest
-    payload: dict[str, Any]
-    compiled: CompiledContext
-    prompt_tokens: int
-
-
-def prompt_tokens(counter: TokenCounter, wire: dict[str, Any], history_tokens: int) -> int:
-    """What a request costs in the window: its system prompt and tools array as sent, and the
-    history as the context manager counted it."""
-    system = wire["system"]
-    text = system if isinstance(system, str) else "\n\n".join(str(b.get("text", "")) for b in system)
-    tools = counter.count(json.dumps(wire["tools"], ensure_ascii=False, separators=(",", ":"))) if wire["tools"] else 0
-    return counter.count(text) + tools + history_tokens
-
-
 class AgentLoop:
     """Runs user requests against one provider, one facade connection and one session."""
 
@@ -160,9 +113,18 @@ class AgentLoop:
         self.policy = policy or PermissionPolicy()
         self.prompter = prompter
         self.config = config or LoopConfig()
-        self.context = ContextManager(budget_tokens=self.config.history_budget, tokenizer=self.config.tokenizer)
-        self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
-        self.window = LearnedWindow(self.config.compaction)
+        self.requester = Requester(
+            provider,
+            tools,
+            session,
+            trajectory,
+            static_sections=self.config.static_sections,
+            cwd=self.config.cwd,
+            memory=self.config.memory,
+            history_budget=self.config.history_budget,
+            tokenizer=self.config.tokenizer,
+            compaction=self.config.compaction,
+        )
 
     @property
     def max_steps(self) -> int:
@@ -174,7 +136,7 @@ class AgentLoop:
         artifacts: list[Path] = []
         last: ModelTurn | None = None
         for step in range(1, self.max_steps + 1):
-            last = await self._model_call(turn, step, text)
+            last = await self.requester.call(turn, step, text)
             saved = [self.session.save_artifact(a.content, a.title) for a in last.artifacts]
             artifacts += saved
             notes = list(last.notes) + [f"Your app was saved to {p}." for p in saved]
@@ -199,142 +161,6 @@ class AgentLoop:
     def _result(self, turn: int, answer: str, steps: int, stopped: bool, executed: list[Executed], artifacts: list[Path]) -> TurnResult:
         calls = [c for c in self.session.ledger.calls if c.turn == turn]
         return TurnResult(answer, steps, stopped, executed, artifacts, calls)
-
-    @property
-    def compaction(self) -> CompactionConfig:
-        """When the loop compacts: the configured window, narrowed by any refusal this session."""
-        return self.window.compaction
-
-    async def _model_call(self, turn: int, step: int, query: str) -> ModelTurn:
-        specs = await self.tools.tools()
-        prepared = await self._prepare(specs, query)
-        if self.compaction.due(prepared.prompt_tokens):
-            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
-        try:
-            return await self._send(turn, step, prepared)
-        except ProviderError as exc:
-            if exc.kind != CONTEXT_LENGTH:
-                raise
-            refused = exc
-        if not compactable(self.session.messages, self.compaction.keep_recent):
-            self._overflowed(turn, step, prepared, refused, NOTHING_TO_COMPACT)
-            raise gave_up(refused, NOTHING_TO_COMPACT) from refused
-        # Learn first: the forced compaction fits its summary request to the window just learned.
-        self._overflowed(turn, step, prepared, refused, COMPACT_AND_RETRY)
-        prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
-        try:
-            return await self._send(turn, step, prepared)
-        except ProviderError as exc:
-            if exc.kind != CONTEXT_LENGTH:
-                raise
-            self._overflowed(turn, step, prepared, exc, RETRY_REFUSED)
-            raise gave_up(exc, RETRY_REFUSED) from exc
-
-    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
-        """Compact the session and prepare the request again; `before` when nothing was older."""
-        config = self.compaction
-        compacted = await self.summarizer.compact(turn, step, config)
-        if compacted is None:
-            return before
-        after = await self._prepare(specs, query)
-        self.trajectory.emit(
-            "context.compacted",
-            {
-                "turn": turn,
-                "step": step,
-                "reason": reason,
-                **compacted,
-                "tokens_before": before.prompt_tokens,
-                "tokens_after": after.prompt_tokens,
-                "threshold": config.threshold,
-                "window": config.context_window,
-                "source": self.context.counter.source,
-            },
-        )
-        return after
-
-    def _overflowed(self, turn: int, step: int, refused: Prepared, error: ProviderError, action: str) -> None:
-        """Record a refusal: the window it shows, the call it was (in usage, with no tokens), and
-        what the host does about it."""
-        before, source = self.window.window, self.window.source
-        window = self.window.learn(error, refused.prompt_tokens)
-        call = self.session.record_usage(Usage(), 0, refused=True)
-        self.trajectory.emit(
-            "context.overflowed",
-            {
-                "turn": turn,
-                "step": step,
-                "call": call.call,
-                "provider": self.provider.name,
-                "model": self.provider.model,
-                "error": str(error),
-                "server": {"window": error.window, "prompt_tokens": error.prompt_tokens},
-                "prompt": {"tokens": refused.prompt_tokens, "source": self.context.counter.source},
-                "window": {"before": before, "before_source": source, "after": window, "after_source": self.window.source},
-                "action": action,
-            },
-        )
-
-    async def _send(self, turn: int, step: int, prepared: Prepared) -> ModelTurn:
-        """Record the request exactly as sent, send it, and record its usage."""
-        config = self.compaction
-        self.trajectory.emit(
-            "context.compiled",
-            {
-                "turn": turn,
-                "step": step,
-                "purpose": TURN,
-                "provider": self.provider.name,
-                "model": self.provider.model,
-                **wire_parts(prepared.payload, prepared.request),
-                "history": {
-                    "messages": len(self.session.messages),
-                    "sent": len(prepared.compiled.messages),
-                    "omitted": prepared.compiled.omitted,
-                    "truncated": prepared.compiled.truncated,
-                    "tokens": prepared.compiled.tokens,
-                    "source": prepared.compiled.token_source,
-                    "tokenizer": self.context.counter.name,
-                    "budget": prepared.compiled.budget_tokens,
-                },
-                "prompt": {
-                    "tokens": prepared.prompt_tokens,
-                    "source": self.context.counter.source,
-                    "window": config.context_window,
-                    "window_source": self.window.source,
-                    "threshold": config.threshold,
-                },
-            },
-        )
-        result = await self.provider.complete(prepared.request)
-        call = self.session.record_usage(result.usage, len(result.tool_calls))
-        self.trajectory.emit(
-            "model.completed",
-            {
-                "turn": turn,
-                "call": call.call,
-                "purpose": TURN,
-                "usage": result.usage.to_dict(),
-                "stop_reason": result.stop_reason,
-                "tool_calls": [c.name for c in result.tool_calls],
-                "problem": result.problem,
-            },
-        )
-        return result
-
-    async def _prepare(self, specs: list[ToolSpec], query: str) -> Prepared:
-        compiled = self.context.compile_context(self.session.messages, query, memory=self.config.memory, cwd=self.config.cwd)
-        prompt = SystemPromptBuilder(
-            list(self.config.static_sections),
-            cwd=self.config.cwd,
-            tools_md=await self.tools.tools_md(),
-            memory=compiled.memory,
-            env=compiled.snapshot.as_env(),
-        ).build()
-        request = ModelRequest(SystemParts.of(prompt), compiled.messages, specs)
-        payload = self.provider.payload(request)
-        size = prompt_tokens(self.context.counter, wire_parts(payload, request), compiled.tokens)
-        return Prepared(request, payload, compiled, size)
 
     async def _execute(self, call: ToolCall, step: int, executed: list[Executed]) -> ToolOutcome:
         outcome = await self._outcome(call, step, executed)
