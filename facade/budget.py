@@ -9,6 +9,7 @@ included) and `free`. `model_window` is null when unknown, and `free` is then nu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from facade.agents import Agent
@@ -50,18 +51,15 @@ def agent_budget(
     if missing:
         notes.append(f"missing workspace files count 0: {', '.join(missing)}")
 
-    view = views.view(agent, conversation)
-    modes = views.modes(agent, conversation)
     apps = []
-    for domain, mode in modes.items():
-        tools = [served.tool(c.name) for c in view if c.domain == domain]
-        text = compact_json(tools)
+    for app in views.apps(agent, conversation):
+        text = compact_json([served.tool(c.name) for c in app.tools])
         counted = count(text, tokenizer, "json")
         apps.append(
             {
-                "domain": domain,
-                "mode": mode,
-                "tools": len(tools),
+                "domain": app.domain.name,
+                "mode": app.mode,
+                "tools": len(app.tools),
                 "bytes": len(text.encode()),
                 "tokens": counted.tokens,
                 "source": counted.source,
@@ -75,7 +73,8 @@ def agent_budget(
     if window is None:
         notes.append("the model's window is unknown (no context_window in agent.toml); free is null")
     free = None if window is None else window - used
-    measured = {f["source"] for f in files if not f["missing"]} | {a["source"] for a in apps}
+    system_source = _source(f["source"] for f in files if not f["missing"])
+    apps_source = _source(a["source"] for a in apps)
     return {
         "agent": agent.name,
         "conversation": conversation,
@@ -84,9 +83,9 @@ def agent_budget(
         "tokenizer": bundled_name(tokenizer),
         "segments": {
             "base": {"tokens": base_tokens, "source": "estimate"},
-            "system_prompt": {"tokens": system_tokens, "source": _source(f["source"] for f in files if not f["missing"]), "files": files},
-            "apps": {"tokens": apps_tokens, "source": _source(a["source"] for a in apps), "domains": apps},
-            "free": {"tokens": free, "source": "estimate" if "estimate" in measured else "measured"},
+            "system_prompt": {"tokens": system_tokens, "source": system_source, "files": files},
+            "apps": {"tokens": apps_tokens, "source": apps_source, "domains": apps},
+            "free": {"tokens": free, "source": _source((system_source, apps_source))},
         },
         "used": used,
         "over_budget": window is not None and used > window,
@@ -95,9 +94,9 @@ def agent_budget(
     }
 
 
-def _source(sources: Any) -> str:
-    values = set(sources)
-    return "estimate" if "estimate" in values else "measured"
+def _source(sources: Iterable[str]) -> str:
+    """A sum is an estimate when any part of it is."""
+    return "estimate" if "estimate" in set(sources) else "measured"
 
 
 def render_budget(report: dict[str, Any], width: int = 60) -> str:

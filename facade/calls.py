@@ -27,7 +27,7 @@ from facade.capability import IDENTITY_FIELDS, CallContext, Capability
 from facade.cards import Card
 from facade.changes import Changes
 from facade.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import DomainError, IdentityError
+from facade.errors import DomainError, IdentityError, Unavailable
 from facade.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.selfservice import AgentSelfService
 from facade.views import Views
@@ -134,10 +134,8 @@ class Calls:
         capability = self.views.registry.get(request.name)
         if capability is None or not self.views.allows(agent, conversation, capability):
             return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
-        # Handlers never see a token: the identity fields carry the resolved conversation only.
-        arguments = {**raw, "auth_token": "", "conversation_id": conversation or ""}
         try:
-            args = capability.parsed_model.model_validate(arguments)
+            args = _parse(capability, raw, conversation)
         except ValidationError as exc:
             return Outcome(
                 "invalid_arguments",
@@ -159,21 +157,12 @@ class Calls:
                 "send the conversation_id (or an X-Conversation-Id header)",
                 **who,
             )
-        if capability.precheck is not None:
-            ctx = self._context(agent, conversation)
-            try:
-                await anyio.to_thread.run_sync(capability.precheck, ctx, args)
-            except DomainError as exc:
-                return Outcome("domain_error", error=str(exc), **who)
-            finally:
-                if ctx.opened_db is not None:
-                    ctx.opened_db.close()
-        assert self.approvals is not None
-        arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
         try:
-            card, created = self.approvals.hold(capability, arguments, agent.name, conversation)
-        except DomainError as exc:
+            card, created = await anyio.to_thread.run_sync(self._precheck_and_hold, capability, args, agent, conversation)
+        except Unavailable as exc:  # the card store (Redis) is away
             return Outcome("unavailable", error=str(exc), **who)
+        except Exception as exc:
+            return _failed(capability, exc, who)
         note = "" if created else " (the same request was already pending; no new card was made)"
         return Outcome(
             "held",
@@ -187,6 +176,21 @@ class Calls:
             **who,
         )
 
+    def _precheck_and_hold(
+        self, capability: Capability, args: BaseModel, agent: Agent, conversation: str
+    ) -> tuple[Card, bool]:
+        """In a worker thread: the precheck, the card store and the audit log all do I/O."""
+        if capability.precheck is not None:
+            ctx = self._context(agent, conversation)
+            try:
+                capability.precheck(ctx, args)
+            finally:
+                if ctx.opened_db is not None:
+                    ctx.opened_db.close()
+        assert self.approvals is not None
+        arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
+        return self.approvals.hold(capability, arguments, agent.name, conversation)
+
     async def run_approved(self, card: Card) -> dict[str, Any]:
         """Run an approved card's call with its original identity; the outcome is kept on the card."""
         agent = self.views.agents.get(card.agent)
@@ -194,9 +198,7 @@ class Calls:
         if agent is None or capability is None or not self.views.allows(agent, card.conversation, capability):
             return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
         try:
-            args = capability.parsed_model.model_validate(
-                {**card.arguments, "auth_token": "", "conversation_id": card.conversation}
-            )
+            args = _parse(capability, card.arguments, card.conversation)
         except ValidationError as exc:
             return {"ok": False, "error": explain_validation(capability, exc)}
         outcome = await self._execute(capability, args, agent, card.conversation, approved_card=card.id)
@@ -247,6 +249,12 @@ class Calls:
             finally:
                 if ctx.opened_db is not None:
                     ctx.opened_db.close()
+
+
+def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
+    """The call's arguments validated. Handlers never see a token: the identity fields carry
+    the resolved conversation only."""
+    return capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
 
 
 def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:

@@ -80,6 +80,7 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from facade.catalogue import agent_of
     from facade.core import build_core, prepare_database
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
@@ -88,8 +89,7 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     settings = _settings()
     configure_logging(True if settings.log_json is None else settings.log_json)
     core = build_core(settings)
-    if agent not in core.agents:
-        raise FacadeError(f"unknown agent {agent!r}; agents: {', '.join(sorted(core.agents))}")
+    agent = agent_of(core, agent).name
     prepare_database(core)
     fanout = Fanout()
     server = build_mcp_server(core, fanout, fixed_agent=agent)

@@ -5,7 +5,6 @@ cancels its pending cards; time expires both. Each change is audited, and each a
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 from facade.core import Core
@@ -41,8 +40,9 @@ def sweep(core: Core) -> int:
     now = time.time()
     stale = 0
     for card in core.approvals.cards.all():
-        if card.status == "pending" and now >= card.expires_at:
-            expired_card = replace(card, status="expired", decided_by="clock", decided_at=now)
+        # Stored as every read already showed it (Card.current), expired at its own time.
+        expired_card = card.current(now)
+        if card.status == "pending" and expired_card.status == "expired":
             if core.approvals.cards.transition(card.id, "pending", expired_card):
                 stale += 1
                 core.audit.record(

@@ -67,12 +67,18 @@ class TokenBook:
         runtime = list(runtime_tokens) or ([DEV_RUNTIME_TOKEN] if on_loopback else [])
         for token in runtime:
             self._owners[_digest(token)] = Principal("runtime")
-        operator = operator_token or (DEV_OPERATOR_TOKEN if on_loopback else None)
+        operator = accepted_operator_token(operator_token, on_loopback=on_loopback)
         if operator:
             self._owners[_digest(operator)] = Principal("operator")
 
     def lookup(self, token: str | None) -> Principal | None:
         return self._owners.get(_digest(token)) if token else None
+
+
+def accepted_operator_token(configured: str | None, *, on_loopback: bool) -> str | None:
+    """The operator token a server accepts: the configured one, else the development token while
+    it listens on loopback, else none (the operator API and dashboard then admit no one)."""
+    return configured or (DEV_OPERATOR_TOKEN if on_loopback else None)
 
 
 def _checked_anonymous(name: str | None, agents: Mapping[str, Agent], *, on_loopback: bool) -> str | None:

@@ -10,7 +10,7 @@ from facade.demo_files import pixel_png
 from facade.domain import Domain
 from facade.domain_settings import settings_reader
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
-from facade.records import Entity, Id, Page, values_of
+from facade.records import Entity, Id, Page, contains_text, values_of
 from facade.sandbox import Sandbox, within
 from facade.tags import TagName, Tags
 
@@ -37,6 +37,7 @@ __all__ = [
     "Tier",
     "UTCDateTime",
     "Unavailable",
+    "contains_text",
     "created_column",
     "each",
     "iso",

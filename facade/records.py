@@ -48,6 +48,13 @@ def values_of(args: Any, *, exclude: set[str] | frozenset[str] = frozenset()) ->
     }
 
 
+def contains_text(column: Any, needle: str) -> ColumnElement[bool]:
+    """The condition that `column` holds `needle`, ignoring case. The needle's `%`, `_` and `\\`
+    are taken literally: a model searching for "50%" or "q3_report" means those characters."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return column.ilike(f"%{escaped}%", escape="\\")
+
+
 def jsonable(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()

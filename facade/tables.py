@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import DateTime, Integer, String, Text
+from sqlalchemy import Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from facade.db import Base
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
+from facade.db import NO_ID_REUSE, Base, UTCDateTime, utcnow
 
 
 class AuditEntry(Base):
@@ -21,10 +17,10 @@ class AuditEntry(Base):
     """
 
     __tablename__ = "facade_audit"
-    __table_args__ = {"sqlite_autoincrement": True}
+    __table_args__ = NO_ID_REUSE
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     actor: Mapped[str] = mapped_column(String(120))
     action: Mapped[str] = mapped_column(String(40))
     card_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)

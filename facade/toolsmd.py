@@ -19,19 +19,16 @@ def render_tools_md(views: Views, agent: Agent, conversation: str | None, templa
         source = template.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read the TOOLS.md template {template} ({exc.strerror}); set FACADE_TOOLS_TEMPLATE") from None
-    visible = {c.name for c in views.view(agent, conversation)}
-    apps = []
-    for name, mode in views.modes(agent, conversation).items():
-        domain = views.registry.domains[name]
-        apps.append(
-            {
-                "name": name,
-                "mode": mode,
-                "description": domain.description,
-                "visible": sum(c.name in visible for c in domain.capabilities),
-                "total": len(domain.capabilities),
-            }
-        )
+    apps = [
+        {
+            "name": app.domain.name,
+            "mode": app.mode,
+            "description": app.domain.description,
+            "visible": len(app.tools),
+            "total": len(app.domain.capabilities),
+        }
+        for app in views.apps(agent, conversation)
+    ]
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
     return environment.from_string(source).render(agent=agent, apps=apps)
 

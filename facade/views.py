@@ -1,18 +1,29 @@
 """Views: which capabilities an agent sees and may call in a conversation.
 
-Both questions go through `effective_mode` and `is_visible` (facade/modes.py), so what is listed
-and what is enforced can never disagree.
+Both questions go through `effective_modes` and `is_visible` (facade/modes.py), so what is
+listed and what is enforced can never disagree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from facade.agents import Agent
 from facade.capability import Capability, Mode
+from facade.domain import Domain
 from facade.elevation import Elevations
-from facade.modes import effective_mode, is_visible
+from facade.modes import effective_mode, effective_modes, is_visible
 from facade.registry import Registry
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    """One of an agent's apps as a conversation sees it: its mode and the tools it shows."""
+
+    domain: Domain
+    mode: Mode
+    tools: tuple[Capability, ...]
 
 
 class Views:
@@ -26,14 +37,23 @@ class Views:
 
     def modes(self, agent: Agent, conversation: str | None) -> dict[str, Mode]:
         """The mode of each domain in the agent's `[apps]`, in registry order."""
-        return {
-            name: effective_mode(agent, domain, conversation, self.elevations)
-            for name, domain in self.registry.domains.items()
-            if name in agent.apps
-        }
+        domains = [d for name, d in self.registry.domains.items() if name in agent.apps]
+        return effective_modes(agent, domains, conversation, self.elevations)
 
     def view(self, agent: Agent, conversation: str | None) -> tuple[Capability, ...]:
+        return self._view(agent, self.modes(agent, conversation))
+
+    def apps(self, agent: Agent, conversation: str | None) -> list[App]:
+        """The agent's apps with their modes and visible tools, from one reading of the modes
+        (a view and its modes read apart could straddle an elevation)."""
         modes = self.modes(agent, conversation)
+        shown: dict[str, list[Capability]] = {name: [] for name in modes}
+        for capability in self._view(agent, modes):
+            shown[capability.domain].append(capability)
+        domains = self.registry.domains
+        return [App(domains[name], mode, tuple(shown[name])) for name, mode in modes.items()]
+
+    def _view(self, agent: Agent, modes: dict[str, Mode]) -> tuple[Capability, ...]:
         key = (agent.name, tuple(modes.items()))
         cached = self._cache.get(key)
         if cached is None:

@@ -45,20 +45,26 @@ def build_baseline(
     return server
 
 
+def run_call(cap: Capability, parsed: Any, ctx: CallContext) -> dict[str, Any]:
+    """What any server must do for a call: the handler, its commit and its result as data, in the
+    calling thread (a worker's, as in the facade); the session is closed either way."""
+    try:
+        result = cap.handler(ctx, parsed)
+        if ctx.opened_db is not None:
+            ctx.opened_db.commit()
+        return as_structured(result)
+    finally:
+        if ctx.opened_db is not None:
+            ctx.opened_db.close()
+
+
 def _tool_function(cap: Capability, session_factory: Callable[[], Session] | None) -> Callable[..., Any]:
     async def tool(args: Any, auth_token: str, conversation_id: str) -> dict[str, Any]:
         ctx = CallContext("baseline", conversation_id, session_factory)
         parsed = cap.parsed_model.model_validate(
             {**args.model_dump(), "auth_token": auth_token, "conversation_id": conversation_id}
         )
-        try:
-            result = await anyio.to_thread.run_sync(cap.handler, ctx, parsed)
-            if ctx.opened_db is not None:
-                ctx.opened_db.commit()
-            return as_structured(result)
-        finally:
-            if ctx.opened_db is not None:
-                ctx.opened_db.close()
+        return await anyio.to_thread.run_sync(run_call, cap, parsed, ctx)
 
     tool.__annotations__ = {
         "args": cap.input_model,

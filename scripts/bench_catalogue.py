@@ -31,8 +31,7 @@ from facade.agents import load_agents  # noqa: E402
 from facade.capability import Capability  # noqa: E402
 from facade.discovery import discover  # noqa: E402
 from facade.elevation import MemoryElevations  # noqa: E402
-from facade.schema import compact_json  # noqa: E402
-from facade.served import ServedCatalogues  # noqa: E402
+from facade.served import Served, ServedCatalogues  # noqa: E402
 from facade.tokens import count_exact  # noqa: E402
 from facade.views import Views  # noqa: E402
 
@@ -40,18 +39,11 @@ ERA = types.LATEST_PROTOCOL_VERSION
 
 
 def baseline_wire(capabilities: list[Capability]) -> str:
-    """MCPServer's tools/list for `capabilities`, through its own handler and the SDK's per-era
-    serializer, as compact JSON."""
-    server = build_baseline(capabilities)
-
-    async def listed() -> list[types.Tool]:
-        return await server.list_tools()
-
-    tools = anyio.run(listed)
-    dumped = types.ListToolsResult(tools=tools).model_dump(by_alias=True, mode="json", exclude_none=True)
-    from mcp_types import methods
-
-    return compact_json(methods.serialize_server_result("tools/list", ERA, dumped)["tools"])
+    """MCPServer's tools/list for `capabilities`, from its own handler, put on the wire by the
+    same code as the facade's (`facade.served.Served.wire`), as compact JSON."""
+    tools = anyio.run(build_baseline(capabilities).list_tools)
+    dumped = tuple(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools)
+    return Served(tuple(t.name for t in tools), dumped).wire(ERA).json
 
 
 def measure(text: str) -> dict[str, int]:

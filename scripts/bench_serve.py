@@ -37,7 +37,7 @@ from benchkit import (  # noqa: E402
     ERAS,
     LEGACY,
     MODERN,
-    Served,
+    LoopbackServer,
     baseline_server,
     facade_server,
     failure,
@@ -81,7 +81,7 @@ PLANS = {
 class Side:
     """One server as the benchmark talks to it."""
 
-    served: Served
+    served: LoopbackServer
     auth: dict[str, str]  # transport headers: the facade gets the runtime bearer, MCPServer nothing
 
     @property
@@ -165,11 +165,14 @@ async def concurrent(side: Side, era: str, op: str, workers: int, total: int) ->
 
 
 def handler_alone(workdir: Path, tool: str, n: int) -> float:
-    """p50 seconds of the bare handler on the same database, in this process: the work both
-    servers must do, so that what is left of a call's latency is each server's overhead."""
+    """p50 seconds of the call alone (baseline.run_call: handler, commit, result) on the same
+    database, in this process: the work both servers must do, so that what is left of a call's
+    latency is each server's overhead."""
     import os
 
     os.environ.update(workdir_env(workdir))
+    from baseline import run_call
+
     from facade.capability import CallContext
     from facade.core import build_core
 
@@ -179,14 +182,7 @@ def handler_alone(workdir: Path, tool: str, n: int) -> float:
     times = []
     for _ in range(n):
         started = time.perf_counter()
-        ctx = CallContext(AGENT, "bench-serve", core.sessions)
-        try:
-            cap.handler(ctx, parsed)
-            if ctx.opened_db is not None:
-                ctx.opened_db.commit()
-        finally:
-            if ctx.opened_db is not None:
-                ctx.opened_db.close()
+        run_call(cap, parsed, CallContext(AGENT, "bench-serve", core.sessions))
         times.append(time.perf_counter() - started)
     core.engine.dispose()
     return percentile(times, 50)

@@ -1,5 +1,5 @@
-"""What the serving and load benchmarks share: the servers they start on loopback, the raw MCP
-request shapes of both protocol eras (plain HTTP, no SDK client), and percentiles.
+"""What the benchmarks and the tests share: servers started on loopback, the raw MCP request shapes
+of both protocol eras (plain HTTP, no SDK client), and percentiles. tests/support.py builds on it.
 
 `python scripts/benchkit.py baseline --port P` serves scripts/baseline.py's MCPServer with
 uvicorn, on the database that `FACADE_DATA_DIR` / `FACADE_DATABASE_URL` point at (the one the
@@ -17,9 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx2
 
@@ -29,6 +30,7 @@ LEGACY = "2025-11-25"
 ERAS = (LEGACY, MODERN)
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 DEV = {name: f"facade-dev-{name}" for name in ("atlas", "francis", "infra", "runtime", "operator")}
+CLIENT_INFO = {"name": "facade-raw-http", "version": "1"}
 
 
 def free_port() -> int:
@@ -46,12 +48,17 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def workdir_env(workdir: Path) -> dict[str, str]:
-    """Everything `facade serve` (and the baseline beside it) needs to stay inside `workdir`."""
+def copy_demo_agents(folder: Path) -> Path:
+    shutil.copytree(REPO / "agents", folder)
+    return folder
+
+
+def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_agents) -> dict[str, str]:
+    """Everything `facade serve` (and the baseline beside it) needs to stay inside `workdir`. The
+    agents folder is written once, by `write_agents` (the repo's demo agents unless told)."""
     agents = workdir / "agents"
     if not agents.exists():
-        shutil.copytree(REPO / "agents", agents)
-    (workdir / "files").mkdir(exist_ok=True)
+        write_agents(agents)
     return {
         "FACADE_DATA_DIR": str(workdir / "data"),
         "FACADE_AGENTS_DIR": str(agents),
@@ -63,50 +70,69 @@ def workdir_env(workdir: Path) -> dict[str, str]:
 
 
 @dataclass
-class Served:
-    """A server subprocess on a free loopback port, its log in the work folder."""
+class LoopbackServer:
+    """A server subprocess on a free loopback port, its log in the work folder.
 
-    name: str
-    argv: list[str]
+    Its environment is this process's, then `setup()`'s, then `env`. It is up once its `health`
+    path answers with anything but a server error (a degraded `/healthz` is a 503).
+    """
+
     workdir: Path
+    env: dict[str, str] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
+    name: str = "facade"
+    argv: list[str] = field(default_factory=lambda: [sys.executable, "-m", "facade.cli", "serve"])
     health: str = "/healthz"
     process: subprocess.Popen[bytes] | None = None
+    _log: IO[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
+        return f"{self.base}/mcp"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / f"{self.name}.log"
 
     @property
     def pid(self) -> int:
         assert self.process is not None
         return self.process.pid
 
-    def start(self, timeout: float = 300) -> Served:
+    def setup(self) -> dict[str, str]:
+        """Prepares the work folder; returns the variables that keep the server inside it."""
+        return workdir_env(self.workdir)
+
+    def start(self, timeout: float = 300) -> LoopbackServer:
         return self.launch().wait(timeout)
 
-    def launch(self) -> Served:
-        env = {**os.environ, **workdir_env(self.workdir)}
-        self._log = open(self.workdir / f"{self.name}.log", "ab")
+    def launch(self) -> LoopbackServer:
+        env = {**os.environ, **self.setup(), **self.env}
+        self._log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [*self.argv, "--port", str(self.port)], cwd=self.workdir, env=env, stdout=self._log, stderr=subprocess.STDOUT
         )
         return self
 
-    def wait(self, timeout: float = 300) -> Served:
-        """Until the server answers on its port (its start-up imports ~450 capabilities)."""
+    def wait(self, timeout: float = 300) -> LoopbackServer:
+        """Until the server is up (its start-up imports ~450 capabilities)."""
         assert self.process is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with {self.process.returncode}: see {self._log.name}")
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}; its log, {self.log_path}:\n{self.log()}")
             try:
-                httpx2.get(f"http://127.0.0.1:{self.port}{self.health}", timeout=1)
-                return self
+                if httpx2.get(f"{self.base}{self.health}", timeout=1).status_code < 500:
+                    return self
             except httpx2.HTTPError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
         self.stop()
-        raise RuntimeError(f"{self.name} did not answer in {timeout}s: see {self._log.name}")
+        raise RuntimeError(f"{self.name} was not up on {self.health} in {timeout}s; its log, {self.log_path}:\n{self.log()}")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -116,16 +142,19 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if getattr(self, "_log", None):
+        if self._log is not None:
             self._log.close()
 
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-def facade_server(workdir: Path) -> Served:
-    return Served("facade", [sys.executable, "-m", "facade.cli", "serve"], workdir)
+
+def facade_server(workdir: Path) -> LoopbackServer:
+    return LoopbackServer(workdir)
 
 
-def baseline_server(workdir: Path) -> Served:
-    return Served("baseline", [sys.executable, str(Path(__file__).resolve()), "baseline"], workdir, health="/mcp")
+def baseline_server(workdir: Path) -> LoopbackServer:
+    return LoopbackServer(workdir, name="baseline", argv=[sys.executable, str(Path(__file__).resolve()), "baseline"], health="/mcp")
 
 
 def fresh_workdir(prefix: str) -> Path:
@@ -134,14 +163,15 @@ def fresh_workdir(prefix: str) -> Path:
 
 # --- raw MCP over HTTP --------------------------------------------------------------------------
 
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
 
 def modern_body(method: str, params: dict[str, Any], rid: int = 1) -> bytes:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": {"name": "facade-bench", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": meta}}).encode()
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": MODERN_META}}).encode()
 
 
 def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
@@ -152,24 +182,25 @@ def legacy_body(method: str, params: dict[str, Any], rid: int = 1) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
 
 
-INIT = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-bench", "version": "1"}}
+INITIALIZE = legacy_body("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}, 0)
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+
+
+def _session(opened: httpx2.Response, headers: dict[str, str]) -> dict[str, str]:
+    opened.raise_for_status()
+    return {**ACCEPT, **headers, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
 
 
 def legacy_open(client: httpx2.Client, url: str, headers: dict[str, str]) -> dict[str, str]:
-    """initialize + notifications/initialized; returns the headers of the open session."""
-    opened = client.post(url, content=legacy_body("initialize", INIT, 0), headers={**ACCEPT, **headers})
-    opened.raise_for_status()
-    session = {**ACCEPT, **headers, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
-    client.post(url, content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(), headers=session)
+    """initialize + notifications/initialized; returns the headers that continue the session."""
+    session = _session(client.post(url, content=INITIALIZE, headers={**ACCEPT, **headers}), headers)
+    client.post(url, content=INITIALIZED, headers=session).raise_for_status()
     return session
 
 
 async def legacy_open_async(client: httpx2.AsyncClient, url: str, headers: dict[str, str]) -> dict[str, str]:
-    opened = await client.post(url, content=legacy_body("initialize", INIT, 0), headers={**ACCEPT, **headers})
-    opened.raise_for_status()
-    session = {**ACCEPT, **headers, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
-    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
-    (await client.post(url, content=note, headers=session)).raise_for_status()
+    session = _session(await client.post(url, content=INITIALIZE, headers={**ACCEPT, **headers}), headers)
+    (await client.post(url, content=INITIALIZED, headers=session)).raise_for_status()
     return session
 
 

@@ -1,18 +1,15 @@
-"""Shared test machinery: a real `facade serve` process, real databases, and MCP clients."""
+"""Shared test machinery: a real `facade serve` process, real databases, and MCP clients. The
+server process and the raw request shapes are the benchmarks' (scripts/benchkit.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
@@ -22,9 +19,28 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+
+# Re-exported: the tests take the raw request shapes, the eras and free_port from here too.
+from benchkit import (  # noqa: E402
+    ACCEPT,
+    LEGACY,
+    MODERN,
+    MODERN_META,
+    LoopbackServer,
+    free_port,
+    jsonrpc,
+    legacy_body,
+    legacy_open,
+    modern_body,
+    modern_headers,
+    workdir_env,
+)
+from benchkit import DEV as DEMO_DEV  # noqa: E402
+
 POSTGRES_ADMIN_URL = os.environ.get("FACADE_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("FACADE_TEST_REDIS", "redis://127.0.0.1:6379/0")
-DEV = {name: f"facade-dev-{name}" for name in ("atlas", "francis", "infra", "walker", "runtime", "operator")}
+DEV = {**DEMO_DEV, "walker": "facade-dev-walker"}  # walker: the tests' own agent (write_agents)
 
 
 def services_required() -> bool:
@@ -36,12 +52,6 @@ def need_service(name: str, reason: str) -> None:
     if services_required():
         pytest.fail(f"{name} is required (FACADE_REQUIRE_SERVICES=1) but unavailable: {reason}")
     pytest.skip(f"{name} unavailable: {reason}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -79,77 +89,19 @@ def write_agents(folder: Path) -> Path:
 
 
 @dataclass
-class ServerProcess:
-    """A `facade serve` subprocess on a free loopback port."""
+class ServerProcess(LoopbackServer):
+    """A `facade serve` subprocess on a free loopback port, with the tests' agents; its log is
+    server.log in its work folder."""
 
-    workdir: Path
-    env: dict[str, str] = field(default_factory=dict)
-    port: int = field(default_factory=free_port)
-    process: subprocess.Popen[bytes] | None = None
+    name: str = "server"
 
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base}/mcp"
-
-    @property
-    def log_path(self) -> Path:
-        return self.workdir / "server.log"
-
-    def start(self, timeout: float = 180) -> ServerProcess:
-        env = {**os.environ, **base_env(self.workdir), **self.env}
-        self._log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "facade.cli", "serve", "--port", str(self.port)],
-            cwd=self.workdir,
-            env=env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"facade serve exited with {self.process.returncode}:\n{self.log()}")
-            try:
-                if httpx2.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx2.HTTPError:
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"facade serve did not become healthy in {timeout}s:\n{self.log()}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if getattr(self, "_log", None):
-            self._log.close()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+    def setup(self) -> dict[str, str]:
+        return base_env(self.workdir)
 
 
 def base_env(workdir: Path) -> dict[str, str]:
     """Everything a test server or CLI run needs to stay inside `workdir`."""
-    agents = workdir / "agents"
-    if not agents.exists():
-        write_agents(agents)
-    return {
-        "FACADE_DATA_DIR": str(workdir / "data"),
-        "FACADE_AGENTS_DIR": str(agents),
-        "FACADE_FILES_ROOT": str(workdir / "files"),
-        "FACADE_TOOLS_TEMPLATE": str(REPO / "TOOLS.md.j2"),
-        "FACADE_LOG_JSON": "true",
-        "PYTHONPATH": str(REPO),
-    }
+    return workdir_env(workdir, write_agents)
 
 
 @contextlib.asynccontextmanager
@@ -177,41 +129,19 @@ def text_of(result) -> str:  # type: ignore[no-untyped-def]
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
-ACCEPT = {"Accept": "application/json, text/event-stream"}
-
-
 def modern_post(url: str, method: str, params: dict, headers: dict[str, str] | None = None, name: str | None = None) -> dict:  # type: ignore[type-arg]
     """One 2026-07-28 request as a plain HTTP POST; returns the JSON-RPC response."""
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": {"name": "facade-tests", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    routing = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method, **({"Mcp-Name": name} if name else {})}
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-    response = httpx2.post(url, json=body, headers={**ACCEPT, **routing, **(headers or {})}, timeout=30)
-    return _jsonrpc(response)
+    response = httpx2.post(url, content=modern_body(method, params), headers={**modern_headers(method, name), **(headers or {})}, timeout=30)
+    return jsonrpc(response)
 
 
 def legacy_post(url: str, method: str, params: dict, headers: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
     """A 2025-11-25 session (initialize, initialized) and one request in it, as plain HTTP."""
-    base = {**ACCEPT, **(headers or {})}
-    init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-tests", "version": "1"}}
-    opened = httpx2.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, headers=base, timeout=30)
-    session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
-    httpx2.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={**base, **session}, timeout=30)
-    response = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, headers={**base, **session}, timeout=30)
-    httpx2.delete(url, headers={**base, **session}, timeout=30)
-    return _jsonrpc(response)
-
-
-def _jsonrpc(response: httpx2.Response) -> dict:  # type: ignore[type-arg]
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
-        return json.loads(data[-1])
-    return response.json()
+    with httpx2.Client(timeout=30) as client:
+        session = legacy_open(client, url, headers or {})
+        response = client.post(url, content=legacy_body(method, params), headers=session)
+        client.delete(url, headers=session)
+    return jsonrpc(response)
 
 
 def raw_call(url: str, name: str, arguments: dict, headers: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]

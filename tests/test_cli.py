@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from facade.discovery import discover
-from tests.support import base_env
-
-
-def facade(workdir: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "facade.cli", *args],
-        cwd=workdir,
-        env={**os.environ, **base_env(workdir), **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.test_economy import facade
 
 
 class TestCatalogue:

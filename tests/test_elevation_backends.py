@@ -155,6 +155,29 @@ class TestRedisReplicas:
             server.stop()
 
 
+class TestRedisCards:
+    """The card store in Redis reads every card at once, and forgets the ids of expired ones."""
+
+    def test_all_in_id_order_and_expired_ids_leave_the_index(self, redis_url: str) -> None:
+        import redis
+
+        from facade.cards import Card
+        from facade.redisbackend import PREFIX, TIMEOUTS, RedisCards
+
+        client = redis.Redis.from_url(redis_url, **TIMEOUTS)
+        cards = RedisCards(client, redis_url)
+        assert cards.all() == []
+        now = time.time()
+        made = [
+            cards.create(Card(0, "skills.elevate", {"domain": d}, "francis", "c", "", now, now + 60))
+            for d in ("files", "photos", "mail")
+        ]
+        client.delete(f"{PREFIX}card:{made[1].id}")  # as if its key had expired
+        assert cards.all() == [made[0], made[2]]
+        assert [int(i) for i in client.zrange(f"{PREFIX}cards:ids", 0, -1)] == [made[0].id, made[2].id]
+        client.close()
+
+
 class PrivateRedis:
     """A redis-server of this test's own on `port`, stopped and started at will."""
 

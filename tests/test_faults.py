@@ -24,28 +24,24 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.support import (
-    ACCEPT,
     DEV,
-    MODERN,
     POSTGRES_ADMIN_URL,
     ServerProcess,
-    _jsonrpc,
+    jsonrpc,
+    modern_body,
+    modern_headers,
     postgres_database,
 )
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": {"name": "facade-faults", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+WALKER = {"Authorization": f"Bearer {DEV['walker']}"}
 WRITERS = 6
 WRITE_SECONDS = 4.0
 
 
 def call(client: httpx2.Client, server: ServerProcess, name: str, arguments: dict[str, Any], timeout: float = 30) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments, "_meta": META}}
-    headers = {**ACCEPT, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name, "Authorization": f"Bearer {DEV['walker']}"}
-    return _jsonrpc(client.post(server.url, json=body, headers=headers, timeout=timeout))["result"]
+    body = modern_body("tools/call", {"name": name, "arguments": arguments})
+    headers = {**modern_headers("tools/call", name), **WALKER}
+    return jsonrpc(client.post(server.url, content=body, headers=headers, timeout=timeout))["result"]
 
 
 def text_of(result: dict[str, Any]) -> str:
@@ -208,12 +204,9 @@ class TestDatabaseUnavailable:
                     assert health.status_code == 503 and health.json()["status"] == "degraded"
                     # The server itself stays up: listing needs no database.
                     listed = client.post(
-                        server.url,
-                        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
-                        headers={**ACCEPT, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list", "Authorization": f"Bearer {DEV['walker']}"},
-                        timeout=15,
+                        server.url, content=modern_body("tools/list", {}), headers={**modern_headers("tools/list"), **WALKER}, timeout=15
                     )
-                    assert len(_jsonrpc(listed)["result"]["tools"]) > 400
+                    assert len(jsonrpc(listed)["result"]["tools"]) > 400
                     assert server.process is not None and server.process.poll() is None
 
                     with admin.connect() as conn:

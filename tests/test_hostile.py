@@ -27,7 +27,7 @@ from facade.discovery import discover
 from facade.schema import announced_schema
 from tests.fakes.docker_engine import running_engine
 from tests.fakes.smtp import running_smtp
-from tests.support import ACCEPT, DEV, LEGACY, MODERN, ServerProcess, _jsonrpc
+from tests.support import ACCEPT, DEV, LEGACY, MODERN, MODERN_META, ServerProcess, jsonrpc, legacy_open, modern_body, modern_headers
 
 REGISTRY = discover()
 CONVERSATION = "hostile"
@@ -89,25 +89,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]
         yield proc
 
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": {"name": "facade-hostile", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
 def call(client: httpx2.Client, server: ServerProcess, name: str, arguments: Any, token: str = DEV["walker"]) -> httpx2.Response:
     """One 2026-07-28 `tools/call` over a kept-alive connection; returns the raw response."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments, "_meta": META}}
-    headers = {
-        **ACCEPT,
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": name,
-        "Authorization": f"Bearer {token}",
-        "X-Conversation-Id": CONVERSATION,
-    }
-    return client.post(server.url, content=json.dumps(body), headers={**headers, "Content-Type": "application/json"}, timeout=CALL_TIMEOUT)
+    headers = {**modern_headers("tools/call", name), "Authorization": f"Bearer {token}", "X-Conversation-Id": CONVERSATION}
+    body = modern_body("tools/call", {"name": name, "arguments": arguments})
+    return client.post(server.url, content=body, headers=headers, timeout=CALL_TIMEOUT)
 
 
 def judge(name: str, arguments: Any, response: httpx2.Response | Exception) -> str | None:
@@ -118,7 +104,7 @@ def judge(name: str, arguments: Any, response: httpx2.Response | Exception) -> s
     if response.status_code not in (200, 400):
         return f"{where}: HTTP {response.status_code} {response.text[:300]}"
     try:
-        message = _jsonrpc(response)
+        message = jsonrpc(response)
     except ValueError:
         return f"{where}: not JSON-RPC: {response.text[:300]}"
     if "error" in message:
@@ -323,7 +309,7 @@ class TestKnownBugs:
             with httpx2.Client() as client:
                 response = call(client, hostile, "photos.library_rescan", {})
             assert judge("photos.library_rescan", {}, response) is None
-            result = _jsonrpc(response)["result"]
+            result = jsonrpc(response)["result"]
             assert not result.get("isError"), result["content"][0]["text"][:300]
             return result["structuredContent"]
 
@@ -386,29 +372,18 @@ class TestOpenApi:
 # --- bodies: oversized and deeply nested --------------------------------------------------------
 
 
-def legacy_session(client: httpx2.Client, server: ServerProcess, token: str = DEV["walker"]) -> dict[str, str]:
-    """Opens a 2025-11-25 session; returns the headers that continue it."""
-    base = {**ACCEPT, "Authorization": f"Bearer {token}"}
-    init = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-hostile", "version": "1"}}
-    opened = client.post(server.url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, headers=base)
-    session = {**base, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
-    client.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
-    return session
+def legacy_session(client: httpx2.Client, server: ServerProcess) -> dict[str, str]:
+    """Opens a 2025-11-25 session as walker; returns the headers that continue it."""
+    return legacy_open(client, server.url, {"Authorization": f"Bearer {DEV['walker']}"})
 
 
-def modern_headers(name: str = "files.list") -> dict[str, str]:
-    return {
-        **ACCEPT,
-        "Content-Type": "application/json",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": name,
-        "Authorization": f"Bearer {DEV['walker']}",
-    }
+def walker_headers(name: str = "files.list") -> dict[str, str]:
+    """The headers of a 2026-07-28 `tools/call` of `name` as walker."""
+    return {**modern_headers("tools/call", name), "Authorization": f"Bearer {DEV['walker']}"}
 
 
 def tools_call_body(arguments_json: str, name: str = "files.list", meta: bool = True) -> bytes:
-    params = f'"name": "{name}", "arguments": {arguments_json}' + (f', "_meta": {json.dumps(META)}' if meta else "")
+    params = f'"name": "{name}", "arguments": {arguments_json}' + (f', "_meta": {json.dumps(MODERN_META)}' if meta else "")
     return ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {' + params + "}}").encode()
 
 
@@ -416,7 +391,7 @@ def structured_refusal(response: httpx2.Response) -> str:
     """The refusal's message; fails on a 5xx, a stack trace or anything that is not JSON-RPC."""
     assert response.status_code < 500, (response.status_code, response.text[:300])
     assert "Traceback" not in response.text
-    message = _jsonrpc(response)
+    message = jsonrpc(response)
     if "error" in message:
         return message["error"]["message"]
     assert message["result"]["isError"], message
@@ -433,12 +408,12 @@ class TestBodies:
         with httpx2.Client(timeout=30) as client:
             session = legacy_session(client, hostile)
             sends = {
-                "modern, Content-Length": lambda: client.post(hostile.url, content=tools_call_body(pad), headers=modern_headers()),
+                "modern, Content-Length": lambda: client.post(hostile.url, content=tools_call_body(pad), headers=walker_headers()),
                 "legacy, Content-Length": lambda: client.post(
-                    hostile.url, content=tools_call_body(pad, meta=False), headers={**session, "Content-Type": "application/json"}
+                    hostile.url, content=tools_call_body(pad, meta=False), headers=session
                 ),
                 "modern, chunked": lambda: client.post(
-                    hostile.url, content=iter([tools_call_body(pad)[i : i + 65536] for i in range(0, self.SIZE + 200, 65536)]), headers=modern_headers()
+                    hostile.url, content=iter([tools_call_body(pad)[i : i + 65536] for i in range(0, self.SIZE + 200, 65536)]), headers=walker_headers()
                 ),
             }
             for how, send in sends.items():
@@ -447,9 +422,9 @@ class TestBodies:
                 assert "FACADE_MAX_BODY_BYTES" in response.json()["error"]["message"], how
             # The legacy session survived its refused request.
             after = client.post(
-                hostile.url, content=tools_call_body('{"path": ""}', meta=False), headers={**session, "Content-Type": "application/json"}
+                hostile.url, content=tools_call_body('{"path": ""}', meta=False), headers=session
             )
-            assert not _jsonrpc(after)["result"].get("isError"), after.text[:300]
+            assert not jsonrpc(after)["result"].get("isError"), after.text[:300]
         assert_healthy(hostile)
 
     @pytest.mark.parametrize("opener,closer", [("[", "]"), ('{"a":', "}")], ids=["arrays", "objects"])
@@ -462,8 +437,8 @@ class TestBodies:
                 "as the arguments": tools_call_body(deep),
                 "as a parameter of the request": tools_call_body('{"path": ""}').replace(b'"id": 1', b'"id": 1, "x": ' + deep.encode()),
             }.items():
-                for era, headers in (("modern", modern_headers()), ("legacy", {**session, "Content-Type": "application/json"})):
-                    sent = body if era == "modern" else body.replace(b', "_meta": ' + json.dumps(META).encode(), b"")
+                for era, headers in (("modern", walker_headers()), ("legacy", session)):
+                    sent = body if era == "modern" else body.replace(b', "_meta": ' + json.dumps(MODERN_META).encode(), b"")
                     response = client.post(hostile.url, content=sent, headers=headers)
                     assert response.status_code < 500, (what, era, response.status_code, response.text[:300])
                     assert "Traceback" not in response.text and "RecursionError" not in response.text, (what, era)
@@ -537,7 +512,7 @@ class TestSqlMetacharacters:
             # The tables the payloads named are still there and unchanged in shape.
             again = call(client, hostile, "finance.account_list", {})
         assert failures == [], "\n".join(failures)
-        assert _jsonrpc(again)["result"].get("isError") == _jsonrpc(listing)["result"].get("isError")
+        assert jsonrpc(again)["result"].get("isError") == jsonrpc(listing)["result"].get("isError")
         assert_healthy(hostile)
 
 
@@ -575,11 +550,11 @@ class TestHeaders:
                 response = client.post(
                     hostile.url,
                     content=tools_call_body('{"path": ""}'),
-                    headers={**modern_headers(), "X-Conversation-Id": conversation},
+                    headers={**walker_headers(), "X-Conversation-Id": conversation},
                 )
                 assert response.status_code in (200, 400, 431), (conversation[:20], response.status_code, response.text[:300])
                 if response.status_code == 200:
-                    assert not _jsonrpc(response)["result"].get("isError"), response.text[:300]
+                    assert not jsonrpc(response)["result"].get("isError"), response.text[:300]
                 assert "x-injected" not in response.headers
         assert_healthy(hostile)
 
@@ -588,7 +563,7 @@ class TestHeaders:
             for header, size in (("X-Conversation-Id", 200_000), ("Authorization", 200_000), ("X-Filler", 1_000_000), ("Mcp-Name", 100_000)):
                 value = ("Bearer " if header == "Authorization" else "") + "y" * size
                 try:
-                    response = client.post(hostile.url, content=tools_call_body('{"path": ""}'), headers={**modern_headers(), header: value})
+                    response = client.post(hostile.url, content=tools_call_body('{"path": ""}'), headers={**walker_headers(), header: value})
                 except httpx2.HTTPError:
                     continue  # the server may close the connection on a header too large to read
                 assert response.status_code < 500, (header, response.status_code, response.text[:300])
@@ -628,9 +603,9 @@ class TestTokensStaySecret:
                 check("injected, wrong type", call(client, hostile, "files.list", {"path": "", "auth_token": [token]}, token=DEV["runtime"]))
                 check("injected bad args", call(client, hostile, "files.read", {"path": 5, "auth_token": token}, token=DEV["runtime"]))
                 check("arguments not an object", call(client, hostile, "files.list", [token]))
-                check("in _meta", client.post(hostile.url, content=tools_call_body('{"path": ""}').replace(b'"_meta": {', b'"_meta": {"auth_token": "' + token.encode() + b'", '), headers=modern_headers()))
-                check("query string", client.post(hostile.url + q, content=tools_call_body('{"path": ""}'), headers={**modern_headers(), "Authorization": ""}))
-                check("listing", client.post(hostile.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}, headers={**modern_headers(), "Mcp-Method": "tools/list", "Authorization": f"Bearer {token}"}))
+                check("in _meta", client.post(hostile.url, content=tools_call_body('{"path": ""}').replace(b'"_meta": {', b'"_meta": {"auth_token": "' + token.encode() + b'", '), headers=walker_headers()))
+                check("query string", client.post(hostile.url + q, content=tools_call_body('{"path": ""}'), headers={**walker_headers(), "Authorization": ""}))
+                check("listing", client.post(hostile.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}, headers={**walker_headers(), "Mcp-Method": "tools/list", "Authorization": f"Bearer {token}"}))
                 check("legacy initialize", client.post(hostile.url + q, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "facade-hostile", "version": "1"}}}, headers={**ACCEPT, "Authorization": f"Bearer {token}"}))
                 for path in ("/api/agents", "/api/cards", "/api/agents/atlas/tools", f"/api/audit{q}", f"/dashboard{q}"):
                     check(f"GET {path}", client.get(hostile.base + path, headers={"Authorization": f"Bearer {token}"}))

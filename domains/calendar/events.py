@@ -11,7 +11,7 @@ from domains.calendar import changes, inputs, serialize, times
 from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
 from domains.calendar.tables import Event
-from facade.kit import CallContext, InvalidRequest, records
+from facade.kit import CallContext, InvalidRequest, contains_text, records
 
 Result = dict[str, Any]
 
@@ -40,10 +40,8 @@ def _events_where(args: inputs.EventFilter) -> list[ColumnElement[bool]]:
     # Changed occurrences are listed inside their series, not as events of their own.
     conditions: list[ColumnElement[bool]] = [Event.series_id.is_(None)]
     if args.query:
-        escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
         columns = (Event.title, Event.location, Event.description)
-        conditions.append(or_(*(c.ilike(pattern, escape="\\") for c in columns)))
+        conditions.append(or_(*(contains_text(c, args.query) for c in columns)))
     if args.starts_after is not None:
         conditions.append(Event.start_at >= times.instant(args.starts_after, times.zone("UTC")))
     if args.starts_before is not None:

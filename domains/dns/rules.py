@@ -18,7 +18,6 @@ from facade.kit import Conflict, InvalidRequest, utcnow
 MAX_SERIAL = 2**32 - 1
 # Which of priority, weight and port each type takes; every other type takes none.
 EXTRAS: dict[str, tuple[str, ...]] = {"MX": ("priority",), "SRV": ("priority", "weight", "port")}
-HOST_TYPES = frozenset({"CNAME", "MX", "NS", "SRV", "PTR"})
 
 
 def today_serial() -> int:

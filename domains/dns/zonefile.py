@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import dns.exception
 import dns.name
@@ -14,10 +14,10 @@ import dns.zone
 import dns.zonefile
 
 from domains.dns import names
-from domains.dns.tables import Record, Zone
+from domains.dns.tables import Record, RecordType, Zone
 from facade.kit import InvalidRequest
 
-SUPPORTED = ("A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "PTR")
+SUPPORTED: tuple[str, ...] = get_args(RecordType)  # what the records table accepts
 TYPE_ORDER = {t: i for i, t in enumerate(("NS", "A", "AAAA", "CNAME", "MX", "TXT", "SRV", "PTR"))}
 TXT_CHUNK = 255  # the longest character-string a TXT record holds (RFC 1035 section 3.3)
 

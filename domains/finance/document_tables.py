@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Literal
 
 from sqlalchemy import Boolean, CheckConstraint, Date, ForeignKey, Integer, Numeric, String, Text, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from domains.finance.tables import Account, Currency, Customer, Vendor, money
 from facade.kit import NO_ID_REUSE, Base, UTCDateTime, created_column, one_of, updated_column
@@ -58,12 +58,11 @@ class Invoice(Base):
     )
 
 
-class InvoiceLine(Base):
-    __tablename__ = "finance_invoice_line"
-    __table_args__ = (NO_ID_REUSE,)
+class TradeLine:
+    """The columns of an invoice's or a bill's line, declared once: `build_lines` fills either
+    table the same way and the reports add them up the same way. Each table adds its id and the
+    key to its document first, so the columns keep the order the migration gives them."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    invoice_id: Mapped[int] = mapped_column(ForeignKey("finance_invoice.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)
     description: Mapped[str] = mapped_column(String(200))
     quantity: Mapped[Decimal] = mapped_column(Numeric(12, 2))
@@ -73,8 +72,19 @@ class InvoiceLine(Base):
     net_amount: Mapped[Decimal] = money()
     tax_amount: Mapped[Decimal] = money()
 
+    @declared_attr
+    def account(cls) -> Mapped[Account]:
+        return relationship(Account, lazy="joined")
+
+
+class InvoiceLine(TradeLine, Base):
+    __tablename__ = "finance_invoice_line"
+    __table_args__ = (NO_ID_REUSE,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    invoice_id: Mapped[int] = mapped_column(ForeignKey("finance_invoice.id", ondelete="CASCADE"), index=True)
+
     document: Mapped[Invoice] = relationship(back_populates="lines")
-    account: Mapped[Account] = relationship(lazy="joined")
 
 
 class Bill(Base):
@@ -111,23 +121,14 @@ class Bill(Base):
     )
 
 
-class BillLine(Base):
+class BillLine(TradeLine, Base):
     __tablename__ = "finance_bill_line"
     __table_args__ = (NO_ID_REUSE,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     bill_id: Mapped[int] = mapped_column(ForeignKey("finance_bill.id", ondelete="CASCADE"), index=True)
-    position: Mapped[int] = mapped_column(Integer)
-    description: Mapped[str] = mapped_column(String(200))
-    quantity: Mapped[Decimal] = mapped_column(Numeric(12, 2))
-    unit_price: Mapped[Decimal] = money()
-    account_id: Mapped[int] = mapped_column(ForeignKey("finance_account.id"))
-    tax_rate_id: Mapped[int | None] = mapped_column(ForeignKey("finance_tax_rate.id"))
-    net_amount: Mapped[Decimal] = money()
-    tax_amount: Mapped[Decimal] = money()
 
     document: Mapped[Bill] = relationship(back_populates="lines")
-    account: Mapped[Account] = relationship(lazy="joined")
 
 
 class Payment(Base):

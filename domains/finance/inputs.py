@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
 from domains.finance.tables import AccountType, EntrySource, EntryStatus
-from facade.kit import Id, Input, values_of
+from facade.kit import Id, Input, records, values_of
 
 
 def places(digits: int) -> AfterValidator:
@@ -46,9 +46,9 @@ def changes_of(args: Input, id_field: str) -> dict[str, Any]:
     return {field: getattr(args, field) for field in args.model_fields_set if field in own}
 
 
-class Page(Args):
-    limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+# The kit's page (at most 200 rows), with the text of the filters built on it stripped.
+class Page(Args, records.Page):
+    pass
 
 
 class Search(Page):

@@ -102,32 +102,32 @@ class Account(Base):
     updated_at: Mapped[datetime] = updated_column()
 
 
-class Customer(Base):
+class Party:
+    """The columns of a customer or a vendor, declared once: the two are records of one shape
+    (their inputs share `PartyFields`, their capabilities one registration). Each table adds
+    its id first, so the columns keep the order the migration gives them."""
+
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str | None] = mapped_column(String(254))
+    address: Mapped[str] = mapped_column(Text, default="")
+    tax_number: Mapped[str] = mapped_column(String(40), default="")
+    payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = updated_column()
+
+
+class Customer(Party, Base):
     __tablename__ = "finance_customer"
     __table_args__ = (NO_ID_REUSE,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(120))
-    email: Mapped[str | None] = mapped_column(String(254))
-    address: Mapped[str] = mapped_column(Text, default="")
-    tax_number: Mapped[str] = mapped_column(String(40), default="")
-    payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
-    created_at: Mapped[datetime] = created_column()
-    updated_at: Mapped[datetime] = updated_column()
 
 
-class Vendor(Base):
+class Vendor(Party, Base):
     __tablename__ = "finance_vendor"
     __table_args__ = (NO_ID_REUSE,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(120))
-    email: Mapped[str | None] = mapped_column(String(254))
-    address: Mapped[str] = mapped_column(Text, default="")
-    tax_number: Mapped[str] = mapped_column(String(40), default="")
-    payment_terms_days: Mapped[int] = mapped_column(Integer, default=30)
-    created_at: Mapped[datetime] = created_column()
-    updated_at: Mapped[datetime] = updated_column()
 
 
 class JournalEntry(Base):

@@ -12,9 +12,8 @@ from sqlalchemy.orm import Session
 from domains.mail import checks, inputs, serialize
 from domains.mail.capabilities import domain
 from domains.mail.entities import FOLDER, LABEL, RULE, system_folder
-from domains.mail.search import contains
 from domains.mail.tables import Message, Rule
-from facade.kit import CallContext, Conflict, InvalidRequest, records, values_of
+from facade.kit import CallContext, Conflict, InvalidRequest, contains_text, records, values_of
 
 Result = dict[str, Any]
 
@@ -25,7 +24,7 @@ def _conditions(rule: Rule) -> list[ColumnElement[bool]]:
         (Message.subject, rule.subject_contains),
         (Message.body, rule.body_contains),
     )
-    return [contains(column, needle) for column, needle in pairs if needle]
+    return [contains_text(column, needle) for column, needle in pairs if needle]
 
 
 # Filters are the advanced end of a mailbox (the brief's `full` tier), whatever the CRUD verbs say.

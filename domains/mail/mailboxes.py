@@ -10,9 +10,8 @@ from sqlalchemy import ColumnElement, case, func, or_, select
 from domains.mail import checks, inputs, serialize
 from domains.mail.capabilities import domain
 from domains.mail.entities import CONTACT, FOLDER, LABEL
-from domains.mail.search import contains
 from domains.mail.tables import Contact, Folder, Message
-from facade.kit import CallContext, Page, records
+from facade.kit import CallContext, Page, contains_text, records
 
 Result = dict[str, Any]
 
@@ -79,7 +78,9 @@ records.add_delete(
 
 
 def _contacts_where(args: inputs.ContactFilter) -> list[ColumnElement[bool]]:
-    return [or_(contains(Contact.name, args.query), contains(Contact.email, args.query))] if args.query else []
+    if not args.query:
+        return []
+    return [or_(contains_text(Contact.name, args.query), contains_text(Contact.email, args.query))]
 
 
 records.add_create(

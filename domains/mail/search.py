@@ -6,15 +6,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import ColumnElement, or_, select
-from sqlalchemy.orm import InstrumentedAttribute
 
 from domains.mail.inputs import MessageFilter, MessageSearch
 from domains.mail.tables import Folder, Message, MessageLabel
-
-
-def contains(column: InstrumentedAttribute[str], needle: str) -> ColumnElement[bool]:
-    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return column.ilike(f"%{escaped}%", escape="\\")
+from facade.kit import contains_text
 
 
 def _instant(value: datetime | date, end_of_day: bool) -> datetime:
@@ -48,17 +43,17 @@ def matching(args: MessageSearch) -> list[ColumnElement[bool]]:
     conditions = _flags(args.unread, args.flagged)
     if args.query:
         columns = (Message.from_addr, Message.to_addrs, Message.cc_addrs, Message.subject, Message.body)
-        conditions.append(or_(*(contains(c, args.query) for c in columns)))
+        conditions.append(or_(*(contains_text(c, args.query) for c in columns)))
     for column, needle in (
         (Message.from_addr, args.from_contains),
         (Message.subject, args.subject_contains),
         (Message.body, args.body_contains),
     ):
         if needle:
-            conditions.append(contains(column, needle))
+            conditions.append(contains_text(column, needle))
     if args.to_contains:
         needle = args.to_contains
-        conditions.append(or_(contains(Message.to_addrs, needle), contains(Message.cc_addrs, needle)))
+        conditions.append(or_(contains_text(Message.to_addrs, needle), contains_text(Message.cc_addrs, needle)))
     if args.since is not None:
         conditions.append(Message.received_at >= _instant(args.since, end_of_day=False))
     if args.until is not None:

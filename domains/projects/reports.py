@@ -14,6 +14,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session, selectinload
 from domains.projects import serialize
 from domains.projects.serialize import OPEN_STATUSES
 from domains.projects.tables import Assignment, Comment, Milestone, Person, Priority, Project, Task, TaskStatus
+from facade.kit import contains_text
 
 Hit = Callable[[Any], dict[str, Any]]
 
@@ -40,13 +41,11 @@ SEARCHABLE: dict[str, tuple[type[Any], tuple[InstrumentedAttribute[str], ...], H
 
 def search(db: Session, query: str, kinds: Sequence[str] | None, limit: int, offset: int) -> dict[str, Any]:
     """Case-insensitive substring search; hits are ordered by kind, then id, and paginated as one list."""
-    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = f"%{escaped}%"
     hits: list[dict[str, Any]] = []
     total = 0
     for kind in dict.fromkeys(kinds or SEARCHABLE):
         table, columns, show = SEARCHABLE[kind]
-        matches = or_(*(column.ilike(pattern, escape="\\") for column in columns))
+        matches = or_(*(contains_text(column, query) for column in columns))
         count = db.scalar(select(func.count()).select_from(table).where(matches)) or 0
         start, room = max(offset - total, 0), limit - len(hits)
         if room > 0 and start < count:

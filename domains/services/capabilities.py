@@ -31,7 +31,7 @@ from domains.services.inputs import (
 from domains.services.seed import seed
 from domains.services.settings import settings
 from domains.services.tables import Service, ServiceEvent
-from facade.kit import CallContext, Domain, Entity, each, records
+from facade.kit import CallContext, Domain, Entity, contains_text, each, records
 
 Result = dict[str, Any]
 
@@ -95,8 +95,7 @@ records.add_get(domain, SERVICE, example_id=1)
 def _services_where(args: ServiceFilter) -> list[ColumnElement[bool]]:
     if not args.search:
         return []
-    pattern = f"%{args.search.lower()}%"
-    return [or_(func.lower(Service.name).like(pattern), func.lower(Service.command).like(pattern))]
+    return [or_(contains_text(Service.name, args.search), contains_text(Service.command, args.search))]
 
 
 records.add_list(domain, SERVICE, ServiceFilter, example={}, where=_services_where)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,7 +29,7 @@ from facade.host.compaction import COMPACT_AT, CompactionConfig
 from facade.host.loop import AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter
 from facade.host.providers import Provider, ProviderError, make_provider
-from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, AgentFolderError, HostOptions, read_agent, start
+from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, AgentFolder, AgentFolderError, HostOptions, read_agent, start
 
 InputFn = Callable[[str], str]
 
@@ -37,48 +38,87 @@ class UsageError(ValueError):
     """The command was wrong; the message says how to write it."""
 
 
-def _options(
-    agent: str,
-    *,
-    url: str | None,
-    token: str | None,
-    mode: str,
-    session: str | None,
-    sessions_dir: Path | None,
-    agents_dir: Path | None,
-    allow: Sequence[str],
-    deny: Sequence[str],
-    ask: Sequence[str],
-    default: str,
-    max_steps: int | None,
-    history_budget: int,
-    context_window: int | None,
-    compact_at: float | None,
-    prompter: Prompter | None,
-) -> HostOptions:
-    try:
-        policy = PermissionPolicy.of(allow=allow, deny=deny, prompt=ask, default=default)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if max_steps is not None and max_steps < 1:
-        raise UsageError(f"--max-steps must be at least 1, not {max_steps}")
-    window = context_window if context_window is not None else _env_number("FACADE_HOST_CONTEXT_WINDOW", int)
-    share = compact_at if compact_at is not None else _env_number("FACADE_HOST_COMPACT_AT", float)
-    try:
-        compaction = CompactionConfig(context_window=window, compact_at=COMPACT_AT if share is None else share)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    return HostOptions(
-        url=url or os.environ.get("FACADE_URL") or DEFAULT_URL,
-        token=token,
-        mode=mode,
-        sessions_dir=sessions_dir or Path(os.environ.get("FACADE_HOST_SESSIONS") or DEFAULT_SESSIONS),
-        session_id=session,
-        agents_dir=agents_dir,
-        policy=policy,
-        prompter=prompter,
-        config=LoopConfig(max_steps=max_steps, history_budget=history_budget, compaction=compaction),
-    )
+@dataclass(frozen=True)
+class HostArgs:
+    """What `run` and `chat` take alike, by keyword (facade/cli.py passes its options of the same
+    names). Where a variable is named, None reads it, then the default.
+
+    Attributes:
+        url: the facade (FACADE_URL).
+        token: the agent's bearer token (its token_env, then the development token).
+        provider: `openai` | `anthropic` | `fenced` (FACADE_HOST_PROVIDER), or a ready Provider.
+        model: the model (FACADE_HOST_MODEL, else agent.toml's).
+        base_url: the provider's base URL.
+        api_key: the provider's API key.
+        mode: MCP protocol era: `auto` or `legacy`.
+        session: resume this session id.
+        sessions_dir: where sessions are kept (FACADE_HOST_SESSIONS).
+        agents_dir: the agents folder (FACADE_AGENTS_DIR).
+        allow: globs of tools allowed outright.
+        deny: globs of tools refused.
+        ask: globs of tools the user is asked about.
+        default: allow | deny | prompt for tools no rule names.
+        max_steps: the step cap (the provider's default when None).
+        history_budget: tokens of history sent per model call.
+        context_window: the model's window (FACADE_HOST_CONTEXT_WINDOW, else agent.toml's).
+        compact_at: the share of the window a request may fill (FACADE_HOST_COMPACT_AT).
+    """
+
+    url: str | None = None
+    token: str | None = None
+    provider: str | Provider | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    mode: str = "auto"
+    session: str | None = None
+    sessions_dir: Path | None = None
+    agents_dir: Path | None = None
+    allow: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    default: str = "allow"
+    max_steps: int | None = None
+    history_budget: int = 5000
+    context_window: int | None = None
+    compact_at: float | None = None
+
+    def options(self, prompter: Prompter | None) -> HostOptions:
+        """How the host reaches the facade and runs the loop; a UsageError says what to change."""
+        try:
+            policy = PermissionPolicy.of(allow=self.allow, deny=self.deny, prompt=self.ask, default=self.default)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if self.max_steps is not None and self.max_steps < 1:
+            raise UsageError(f"--max-steps must be at least 1, not {self.max_steps}")
+        window = self.context_window if self.context_window is not None else _env_number("FACADE_HOST_CONTEXT_WINDOW", int)
+        share = self.compact_at if self.compact_at is not None else _env_number("FACADE_HOST_COMPACT_AT", float)
+        try:
+            compaction = CompactionConfig(context_window=window, compact_at=COMPACT_AT if share is None else share)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return HostOptions(
+            url=self.url or os.environ.get("FACADE_URL") or DEFAULT_URL,
+            token=self.token,
+            mode=self.mode,
+            sessions_dir=self.sessions_dir or Path(os.environ.get("FACADE_HOST_SESSIONS") or DEFAULT_SESSIONS),
+            session_id=self.session,
+            agents_dir=self.agents_dir,
+            policy=policy,
+            prompter=prompter,
+            config=LoopConfig(max_steps=self.max_steps, history_budget=self.history_budget, compaction=compaction),
+        )
+
+    def chosen_provider(self, folder: AgentFolder) -> Provider:
+        """The model endpoint, the agent's own model when none is named; a UsageError says what to change."""
+        if self.provider is not None and not isinstance(self.provider, str):
+            return self.provider
+        kind = self.provider or os.environ.get("FACADE_HOST_PROVIDER") or "openai"
+        model = self.model or os.environ.get("FACADE_HOST_MODEL") or folder.model or None
+        try:
+            return make_provider(kind, model=model, base_url=self.base_url, api_key=self.api_key)
+        except ProviderError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _env_number(name: str, kind: type[int] | type[float]) -> int | float | None:
@@ -92,35 +132,6 @@ def _env_number(name: str, kind: type[int] | type[float]) -> int | float | None:
         raise UsageError(f"{name}={raw!r}: write {what}") from None
 
 
-def _provider(agent: str, provider: str | Provider | None, model: str | None, base_url: str | None, api_key: str | None, agents_dir: Path | None) -> Provider:
-    if provider is not None and not isinstance(provider, str):
-        return provider
-    provider = provider or os.environ.get("FACADE_HOST_PROVIDER") or "openai"
-    chosen = model or os.environ.get("FACADE_HOST_MODEL") or read_agent(agent, agents_dir).model or None
-    try:
-        return make_provider(provider, model=chosen, base_url=base_url, api_key=api_key)
-    except ProviderError as exc:
-        raise UsageError(str(exc)) from None
-
-
-OPTION_NAMES = (
-    "url", "token", "mode", "session", "sessions_dir", "agents_dir", "allow", "deny", "ask", "default",
-    "max_steps", "history_budget", "context_window", "compact_at",
-)
-
-
-def _prepare(agent: str, given: dict[str, Any], prompter: Prompter | None, err: TextIO) -> tuple[Provider, HostOptions] | int:
-    """The provider and the host options `run` and `chat` share, from their keyword arguments;
-    a wrong command is one line on `err` and exit code 2."""
-    try:
-        read_agent(agent, given["agents_dir"])  # a broken agent folder is the command's to fix
-        chosen = _provider(agent, given["provider"], given["model"], given["base_url"], given["api_key"], given["agents_dir"])
-        return chosen, _options(agent, prompter=prompter, **{name: given[name] for name in OPTION_NAMES})
-    except (UsageError, AgentFolderError) as exc:
-        print(f"error: {exc}", file=err)
-        return 2
-
-
 def _failure(exc: BaseException) -> str:
     """The first real error inside anyio's exception groups, as one line."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -128,55 +139,43 @@ def _failure(exc: BaseException) -> str:
     return f"{exc.__class__.__name__}: {exc}" if not isinstance(exc, ProviderError) else str(exc)
 
 
-def run(
-    agent: str,
-    prompt: str,
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    provider: str | Provider | None = None,
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    mode: str = "auto",
-    session: str | None = None,
-    sessions_dir: Path | None = None,
-    agents_dir: Path | None = None,
-    allow: Sequence[str] = (),
-    deny: Sequence[str] = (),
-    ask: Sequence[str] = (),
-    default: str = "allow",
-    max_steps: int | None = None,
-    history_budget: int = 5000,
-    context_window: int | None = None,
-    compact_at: float | None = None,
-    show_usage: bool = False,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """One request; prints the answer. Nobody is there to ask, so Prompt decisions are denied."""
-    out, err = out or sys.stdout, err or sys.stderr
-    prepared = _prepare(agent, locals(), None, err)
-    if isinstance(prepared, int):
-        return prepared
-    chosen, options = prepared
+def _launch(agent: str, args: HostArgs, prompter: Prompter | None, err: TextIO, body: Callable[[AgentLoop], Awaitable[int]]) -> int:
+    """Run `body` in a connected agent loop, as `run` and `chat` both do; the exit code. A wrong
+    command is one line on `err` and 2, any other failure one line and 1 — never a traceback."""
+    try:
+        folder = read_agent(agent, args.agents_dir)  # a broken agent folder is the command's to fix
+        provider, options = args.chosen_provider(folder), args.options(prompter)
+    except (UsageError, AgentFolderError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
 
-    async def once() -> int:
-        async with start(agent, chosen, options) as loop:
-            result = await loop.run(prompt)
-            print(result.answer, file=out)
-            if show_usage:
-                print(loop.session.ledger.describe(), file=err)
-            print(f"session: {loop.session.id}", file=err)
-            return 3 if result.stopped else 0
+    async def main() -> int:
+        async with start(agent, provider, options) as loop:
+            return await body(loop)
 
     try:
-        return anyio.run(once)
+        return anyio.run(main)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the boundary: one line for the person, never a traceback
         print(f"error: {_failure(exc)}", file=err)
         return 1
+
+
+def run(agent: str, prompt: str, *, show_usage: bool = False, out: TextIO | None = None, err: TextIO | None = None, **args: Any) -> int:
+    """One request; prints the answer. `args` are HostArgs' fields, by keyword. Nobody is there to
+    ask, so Prompt decisions are denied."""
+    out, err = out or sys.stdout, err or sys.stderr
+
+    async def once(loop: AgentLoop) -> int:
+        result = await loop.run(prompt)
+        print(result.answer, file=out)
+        if show_usage:
+            print(loop.session.ledger.describe(), file=err)
+        print(f"session: {loop.session.id}", file=err)
+        return 3 if result.stopped else 0
+
+    return _launch(agent, HostArgs(**args), None, err, once)
 
 
 def terminal_prompter(input_fn: InputFn, out: TextIO) -> Prompter:
@@ -196,67 +195,33 @@ def terminal_prompter(input_fn: InputFn, out: TextIO) -> Prompter:
     return ask
 
 
-def chat(
-    agent: str,
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    provider: str | Provider | None = None,
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    mode: str = "auto",
-    session: str | None = None,
-    sessions_dir: Path | None = None,
-    agents_dir: Path | None = None,
-    allow: Sequence[str] = (),
-    deny: Sequence[str] = (),
-    ask: Sequence[str] = (),
-    default: str = "allow",
-    max_steps: int | None = None,
-    history_budget: int = 5000,
-    context_window: int | None = None,
-    compact_at: float | None = None,
-    input_fn: InputFn = input,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """The interactive loop: one request per line; /usage, /tools, /session, /exit."""
+def chat(agent: str, *, input_fn: InputFn = input, out: TextIO | None = None, err: TextIO | None = None, **args: Any) -> int:
+    """The interactive loop: one request per line; /usage, /tools, /session, /exit. `args` are
+    HostArgs' fields, by keyword."""
     out, err = out or sys.stdout, err or sys.stderr
-    prepared = _prepare(agent, locals(), terminal_prompter(input_fn, out), err)
-    if isinstance(prepared, int):
-        return prepared
-    chosen, options = prepared
 
-    async def repl() -> int:
-        async with start(agent, chosen, options) as loop:
-            print(f"{agent} via {chosen.name}:{chosen.model} — session {loop.session.id}. /usage, /tools, /exit.", file=out)
-            while True:
-                try:
-                    line = (await anyio.to_thread.run_sync(input_fn, "you> ")).strip()
-                except EOFError:
-                    return 0
-                if not line:
-                    continue
-                if line in ("/exit", "/quit"):
-                    return 0
-                if await _command(line, loop, out):
-                    continue
-                try:
-                    result = await loop.run(line)
-                except ProviderError as exc:
-                    print(f"error: {exc}", file=err)
-                    continue
-                print(result.answer, file=out)
-                print(_usage_line(loop), file=err)
+    async def repl(loop: AgentLoop) -> int:
+        print(f"{agent} via {loop.provider.name}:{loop.provider.model} — session {loop.session.id}. /usage, /tools, /exit.", file=out)
+        while True:
+            try:
+                line = (await anyio.to_thread.run_sync(input_fn, "you> ")).strip()
+            except EOFError:
+                return 0
+            if not line:
+                continue
+            if line in ("/exit", "/quit"):
+                return 0
+            if await _command(line, loop, out):
+                continue
+            try:
+                result = await loop.run(line)
+            except ProviderError as exc:
+                print(f"error: {exc}", file=err)
+                continue
+            print(result.answer, file=out)
+            print(_usage_line(loop), file=err)
 
-    try:
-        return anyio.run(repl)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        print(f"error: {_failure(exc)}", file=err)
-        return 1
+    return _launch(agent, HostArgs(**args), terminal_prompter(input_fn, out), err, repl)
 
 
 async def _command(line: str, loop: AgentLoop, out: TextIO) -> bool:

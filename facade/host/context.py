@@ -207,16 +207,17 @@ class ContextManager:
         costs = [self.counter.message(m) for m in history]
         if sum(costs) <= self.budget_tokens:
             cut, kept = 0, set()  # everything fits: nothing to rank, nothing to embed
-            sent = history
+            sent, tokens = history, sum(costs)
         else:
             cut = safe_start(history, len(history) - self.keep_recent)
             kept = self.select(history[:cut], costs[:cut], query, self.budget_tokens - sum(costs[cut:]))
             sent = self.assemble(history, cut, kept)
+            tokens = sum(self.counter.message(m) for m in sent)
         return CompiledContext(
             messages=sent,
             memory=memory,
             snapshot=Snapshot.capture(cwd=cwd, language=language, now=now),
-            tokens=sum(self.counter.message(m) for m in sent),
+            tokens=tokens,
             token_source=self.counter.source,
             budget_tokens=self.budget_tokens,
             omitted=cut - len(kept),

@@ -116,25 +116,25 @@ class Requester:
         prepared = await self._prepare(specs, query)
         if self.compaction.due(prepared.prompt_tokens):
             prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
-        try:
-            return await self._send(turn, step, prepared)
-        except ProviderError as exc:
-            if exc.kind != CONTEXT_LENGTH:
-                raise
-            refused = exc
-        if not compactable(self.session.messages, self.compaction.keep_recent):
-            self._overflowed(turn, step, prepared, refused, NOTHING_TO_COMPACT)
-            raise gave_up(refused, NOTHING_TO_COMPACT) from refused
-        # Learn first: the forced compaction fits its summary request to the window just learned.
-        self._overflowed(turn, step, prepared, refused, COMPACT_AND_RETRY)
-        prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
-        try:
-            return await self._send(turn, step, prepared)
-        except ProviderError as exc:
-            if exc.kind != CONTEXT_LENGTH:
-                raise
-            self._overflowed(turn, step, prepared, exc, RETRY_REFUSED)
-            raise gave_up(exc, RETRY_REFUSED) from exc
+        retried = False
+        while True:
+            try:
+                return await self._send(turn, step, prepared)
+            except ProviderError as exc:
+                if exc.kind != CONTEXT_LENGTH:
+                    raise
+                if retried:
+                    action = RETRY_REFUSED
+                elif compactable(self.session.messages, self.compaction.keep_recent):
+                    action = COMPACT_AND_RETRY
+                else:
+                    action = NOTHING_TO_COMPACT
+                # Learn first: the forced compaction fits its summary request to the window just learned.
+                self._overflowed(turn, step, prepared, exc, action)
+                if action != COMPACT_AND_RETRY:
+                    raise gave_up(exc, action) from exc
+            prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
+            retried = True
 
     async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
         """Compact the session and prepare the request again; `before` when nothing was older."""

@@ -79,7 +79,6 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
     """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
     conversation's sessions so that an elevation reaches them as `list_changed`."""
-    tools = {cap.name: types.Tool.model_validate(core.served.tool(cap.name)) for cap in core.registry}
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
 
     def transport(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
@@ -90,16 +89,19 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
         session_id = ctx.session._connection.session_id or process_conversation  # noqa: SLF001 - SDK exposes no accessor
         return bearer, conversation_header, session_id
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    def lister(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
+        """Whose list a request is about: (agent, or None for a runtime; conversation; session id)."""
         bearer, header, session_id = transport(ctx)
         conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
-        agent_name: str | None = fixed_agent
-        if agent_name is None:
-            try:
-                principal = resolve_listing(core.tokens, bearer)
-            except IdentityError as exc:
-                raise MCPError(types.INVALID_REQUEST, str(exc)) from None
-            agent_name = principal.agent
+        if fixed_agent is not None:
+            return fixed_agent, conversation, session_id
+        try:
+            return resolve_listing(core.tokens, bearer).agent, conversation, session_id
+        except IdentityError as exc:
+            raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        agent_name, conversation, session_id = lister(ctx)
         if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
             served = core.served.serve(core.registry)
         else:
@@ -107,24 +109,16 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
         core.trace.served(
             served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
         )
-        remember(ctx, agent_name, conversation)
+        remember(ctx, session_id, agent_name, conversation)
         _listed.set(served)
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array
 
-    def remember(ctx: ServerRequestContext[Any], agent: str | None, conversation: str | None) -> None:
-        session_id = ctx.session._connection.session_id or process_conversation  # noqa: SLF001
+    def remember(ctx: ServerRequestContext[Any], session_id: str | None, agent: str | None, conversation: str | None) -> None:
         if agent is not None and conversation is not None and session_id is not None:
             fanout.remember((agent, conversation), session_id, ctx.session)
 
     async def listen(ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
-        bearer, header, session_id = transport(ctx)
-        conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
-        agent_name = fixed_agent
-        if agent_name is None:
-            try:
-                agent_name = resolve_listing(core.tokens, bearer).agent
-            except IdentityError as exc:
-                raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+        agent_name, conversation, _ = lister(ctx)
         # A runtime's list is the whole catalogue and never changes; its stream stays quiet.
         key = (agent_name or "", conversation or "")
         return await ListenHandler(fanout.bus(key))(ctx, params)
@@ -142,12 +136,14 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
                 fixed_agent=fixed_agent,
             )
         )
-        remember(ctx, outcome.agent, outcome.conversation)
+        remember(ctx, session_id, outcome.agent, outcome.conversation)
         return to_result(outcome)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
-        tool = tools.get(name)
-        return tool.input_schema if tool is not None else None
+        try:
+            return core.served.tool(name)["inputSchema"]
+        except KeyError:
+            return None
 
     server = FacadeServer(
         SERVER_NAME,

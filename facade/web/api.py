@@ -7,6 +7,7 @@ change — never a stack trace.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,8 +15,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-
-import json
 
 from facade import denylist
 from facade.approvals import card_view
@@ -25,7 +24,7 @@ from facade.catalogue import catalogue_report
 from facade.conversations import delete_conversation
 from facade.core import Core
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
-from facade.identity import Principal, bearer_of
+from facade.identity import Principal, bearer_of, resolve_conversation
 from facade.toolsmd import render_tools_md
 
 Handler = Callable[[Request, Core, Principal], Awaitable[Response]]
@@ -74,8 +73,8 @@ def agent_param(core: Core, request: Request) -> Any:
 
 
 def conversation_param(request: Request) -> str | None:
-    value = request.query_params.get("conversation_id")
-    return value.strip()[:200] if value and value.strip() else None
+    """`?conversation_id=`, read by the same rule as a conversation an MCP call names."""
+    return resolve_conversation(injected=request.query_params.get("conversation_id"), header=None, meta=None, session_id=None)
 
 
 async def list_agents(request: Request, core: Core, principal: Principal) -> Response:

@@ -73,7 +73,7 @@ def build_app(core: Core) -> Starlette:
         unsubscribe()
         core.trace.close()
 
-    app = Starlette(
+    return Starlette(
         routes=[
             Route("/mcp", endpoint=Splice(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
@@ -84,9 +84,6 @@ def build_app(core: Core) -> Starlette:
         middleware=[Middleware(BodyLimit, max_bytes=core.settings.max_body_bytes)],
         lifespan=lifespan,
     )
-    app.state.core = core
-    app.state.mcp_manager = manager
-    return app
 
 
 async def sweep_forever(core: Core) -> None:

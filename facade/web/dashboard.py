@@ -25,7 +25,7 @@ from facade.approvals import card_view
 from facade.budget import agent_budget
 from facade.core import Core
 from facade.errors import FacadeError
-from facade.identity import DEV_OPERATOR_TOKEN
+from facade.identity import DEV_OPERATOR_TOKEN, accepted_operator_token
 
 COOKIE = "facade_session"
 SESSION_SECONDS = 12 * 3600
@@ -64,7 +64,7 @@ class Signer:
 
 
 def dashboard_routes(core: Core) -> list[Route]:
-    operator = core.settings.operator_token or (DEV_OPERATOR_TOKEN if core.settings.on_loopback else None)
+    operator = accepted_operator_token(core.settings.operator_token, on_loopback=core.settings.on_loopback)
     signer = Signer(operator) if operator else None
     secure = core.settings.public_url.startswith("https")
 

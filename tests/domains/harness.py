@@ -28,6 +28,9 @@ from tests.support import POSTGRES_ADMIN_URL, need_service
 
 # The server fills the identity fields before validating; handlers never see a token.
 IDENTITY = {"auth_token": "", "conversation_id": "c1"}
+# The share of core capabilities a domain keeps to: enough to work without elevating, few
+# enough that the default catalogue stays small.
+CORE_SHARE = (0.55, 0.65)
 
 
 def sqlite_engine(path: Path) -> Engine:
@@ -130,6 +133,14 @@ class DomainHarness:
                 return cap
         raise AssertionError(f"no capability {self.domain.name}.{action}")
 
+    def assert_tiers(self, at_least: int, core_share: tuple[float, float] = CORE_SHARE) -> list[str]:
+        """At least `at_least` capabilities, the core ones a share of them within `core_share`;
+        returns the tiers in registration order, for a domain's own further floors."""
+        tiers = [c.tier for c in self.domain.capabilities]
+        assert len(tiers) >= at_least
+        assert core_share[0] <= tiers.count("core") / len(tiers) <= core_share[1]
+        return tiers
+
     def assert_descriptions_are_one_sentence(self, max_length: int | None = None) -> None:
         """Every description is one sentence (of at most `max_length` characters) that says
         nothing of tokens: rules shared by every tool live in TOOLS.md.j2, never here."""
@@ -138,10 +149,34 @@ class DomainHarness:
             assert max_length is None or len(cap.description) <= max_length, cap.name
             assert "token" not in cap.description.lower(), cap.name
 
+    def assert_descriptions_differ(self) -> None:
+        """No two capabilities share a description, so that a model can tell them apart."""
+        descriptions = [c.description for c in self.domain.capabilities]
+        assert len(set(descriptions)) == len(descriptions)
+
     def assert_no_identity_fields(self) -> None:
-        """No input model declares the identity fields: the kit adds them to the parsed model."""
+        """No input model declares the identity fields; every parsed model has them, as the kit
+        adds them there."""
         for cap in self.domain.capabilities:
             assert not set(IDENTITY_FIELDS) & set(cap.input_model.model_fields), cap.name
+            assert set(IDENTITY_FIELDS) <= set(cap.parsed_model.model_fields), cap.name
+
+    def assert_examples_validate(self) -> None:
+        """Every capability has an example that its input model accepts."""
+        for cap in self.domain.capabilities:
+            assert cap.example is not None, cap.name
+            cap.input_model.model_validate(cap.example)
+
+    def assert_annotations_follow_the_verbs(
+        self, reads: tuple[str, ...], destructive: tuple[str, ...] | None = None, *, also_reads: Collection[str] = ()
+    ) -> None:
+        """A capability is read-only exactly when its action ends in one of `reads` (or is one of
+        `also_reads`), and, when `destructive` is given, destructive exactly when its action
+        ends in one of those."""
+        for cap in self.domain.capabilities:
+            assert cap.annotations.read_only == (cap.action.endswith(reads) or cap.action in also_reads), cap.name
+            if destructive is not None:
+                assert cap.annotations.destructive == cap.action.endswith(destructive), cap.name
 
     def migrated(self, engine: Engine) -> Engine:
         upgrade(engine, Registry([self.domain]))

@@ -22,7 +22,7 @@ from domains.backups.seed import DOCUMENTS_BEFORE
 from domains.backups.tables import Job, Run, RunFile
 from facade.db import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas, sqlite_engine
+from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 
 backups = DomainHarness(domain, root_env="FACADE_BACKUPS_ROOT")
 call, migrated, seeded = backups.call, backups.migrated, backups.seeded
@@ -70,12 +70,6 @@ def db(root: Path, tmp_path: Path, template: Path) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 # Tests
 
 
@@ -84,9 +78,8 @@ class TestCatalogue:
     annotations."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 15 and domain.default_mode == "core"
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        backups.assert_tiers(at_least=15)
+        assert domain.default_mode == "core"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         backups.assert_descriptions_are_one_sentence(max_length=100)

@@ -19,7 +19,7 @@ from domains.calendar import domain
 from domains.calendar.tables import Event
 from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas
+from tests.domains.harness import DomainHarness, MigrationContract
 
 calendar = DomainHarness(domain)
 call, migrated, seeded = calendar.call, calendar.migrated, calendar.seeded
@@ -54,12 +54,6 @@ def db(template: Path, tmp_path: Path) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 # Tests
 
 
@@ -68,27 +62,21 @@ class TestCatalogue:
     one with an example and a one-sentence description."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 28
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        calendar.assert_tiers(at_least=28)
         assert domain.default_mode == "full"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         calendar.assert_descriptions_are_one_sentence(max_length=100)
-        descriptions = [c.description for c in domain.capabilities]
-        assert len(set(descriptions)) == len(descriptions)
+        calendar.assert_descriptions_differ()
 
     def test_no_identity_fields_and_every_example_validates(self) -> None:
         calendar.assert_no_identity_fields()
-        for cap in domain.capabilities:
-            assert cap.example is not None
-            cap.input_model.model_validate(cap.example)
+        calendar.assert_examples_validate()
 
     def test_annotations_match_the_verbs(self) -> None:
-        reads = ("_get", "_list", "_find", "_export", "_stats", "_preview")
-        for cap in domain.capabilities:
-            assert cap.annotations.read_only == cap.action.endswith(reads), cap.name
-            assert cap.annotations.destructive == cap.action.endswith(("_delete", "_remove")), cap.name
+        calendar.assert_annotations_follow_the_verbs(
+            reads=("_get", "_list", "_find", "_export", "_stats", "_preview"), destructive=("_delete", "_remove")
+        )
 
 
 class TestExampleWalk:

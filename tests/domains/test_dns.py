@@ -20,7 +20,7 @@ from domains.dns import domain, resolver, rules
 from domains.dns.tables import Change, Record, Zone
 from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas, sqlite_engine
+from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 
 dns_domain = DomainHarness(domain)
 call, migrated, seeded = dns_domain.call, dns_domain.migrated, dns_domain.seeded
@@ -41,12 +41,6 @@ def db(template: Path, tmp_path: Path) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 def serial(engine: Engine, zone_id: int) -> int:
     with session_factory(engine)() as session:
         return int(session.scalar(select(Zone.serial).where(Zone.id == zone_id)) or 0)
@@ -60,11 +54,8 @@ class TestCatalogue:
     example and a one-sentence description, and no identity fields."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
         assert domain.default_mode == "core"
-        assert len(tiers) >= 15
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
-        assert tiers.count("full") >= 6
+        assert dns_domain.assert_tiers(at_least=15).count("full") >= 6
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         dns_domain.assert_descriptions_are_one_sentence(max_length=90)
@@ -73,9 +64,9 @@ class TestCatalogue:
     def test_annotations(self) -> None:
         destructive = sorted(c.action for c in domain.capabilities if c.annotations.destructive)
         assert destructive == ["record_delete", "zone_delete"]
-        for cap in domain.capabilities:
-            reads = cap.action.endswith(("_get", "_list", "_validate", "_export", "_compare", "_history", "resolve"))
-            assert cap.annotations.read_only == reads, cap.name
+        dns_domain.assert_annotations_follow_the_verbs(
+            reads=("_get", "_list", "_validate", "_export", "_compare", "_history", "resolve")
+        )
 
 
 class TestExampleWalk:

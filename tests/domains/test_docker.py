@@ -48,10 +48,9 @@ class TestDeclaration:
     """The domain is an infrastructure domain with a real catalogue in both tiers."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
         assert domain.default_mode == "core" and domain.migrations is None and domain.seed is None
-        assert len(tiers) >= 15 and tiers.count("core") >= 8 and tiers.count("full") >= 6
-        assert 0.5 <= tiers.count("core") / len(tiers) <= 0.65
+        tiers = docker.assert_tiers(at_least=15, core_share=(0.5, 0.65))
+        assert tiers.count("core") >= 8 and tiers.count("full") >= 6
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         docker.assert_descriptions_are_one_sentence(max_length=100)

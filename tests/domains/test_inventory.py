@@ -17,10 +17,9 @@ from sqlalchemy.exc import IntegrityError
 
 from domains.inventory import domain
 from domains.inventory.tables import Movement, PurchaseOrderLine, Stock
-from facade.capability import IDENTITY_FIELDS
 from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas
+from tests.domains.harness import DomainHarness, MigrationContract
 
 inventory = DomainHarness(domain)
 call, migrated, seeded = inventory.call, inventory.migrated, inventory.seeded
@@ -70,12 +69,6 @@ def db(template: Path, tmp_path: Path) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 # Tests
 
 
@@ -84,26 +77,20 @@ class TestCatalogue:
     every one with an example and a one-sentence description."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 50
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        inventory.assert_tiers(at_least=50)
         assert domain.default_mode == "full"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         inventory.assert_descriptions_are_one_sentence(max_length=100)
-        descriptions = [c.description for c in domain.capabilities]
-        assert len(set(descriptions)) == len(descriptions)
+        inventory.assert_descriptions_differ()
 
     def test_annotations_match_the_verbs(self) -> None:
-        reads = ("_get", "_list", "_report", "_snapshot", "_export", "_audit")
-        for cap in domain.capabilities:
-            assert cap.annotations.read_only == cap.action.endswith(reads), cap.name
-            assert cap.annotations.destructive == cap.action.endswith("_delete"), cap.name
+        inventory.assert_annotations_follow_the_verbs(
+            reads=("_get", "_list", "_report", "_snapshot", "_export", "_audit"), destructive=("_delete",)
+        )
 
     def test_inputs_never_declare_identity(self) -> None:
         inventory.assert_no_identity_fields()
-        for cap in domain.capabilities:
-            assert set(IDENTITY_FIELDS) <= set(cap.parsed_model.model_fields), cap.name
 
 
 class TestExampleWalk:

@@ -21,7 +21,7 @@ from domains.mail.tables import Folder, Message, Thread
 from facade.db import session_factory
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
 from tests.domains import harness
-from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas
+from tests.domains.harness import DomainHarness, MigrationContract
 from tests.support import free_port
 
 mail = DomainHarness(domain)
@@ -87,12 +87,6 @@ def db(template: Path, tmp_path: Path, no_smtp: int) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 # Tests
 
 
@@ -101,27 +95,21 @@ class TestCatalogue:
     one with an example and a one-sentence description."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 32
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        mail.assert_tiers(at_least=32)
         assert domain.default_mode == "full"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         mail.assert_descriptions_are_one_sentence(max_length=100)
-        descriptions = [c.description for c in domain.capabilities]
-        assert len(set(descriptions)) == len(descriptions)
+        mail.assert_descriptions_differ()
 
     def test_no_identity_fields_and_every_example_validates(self) -> None:
         mail.assert_no_identity_fields()
-        for cap in domain.capabilities:
-            assert cap.example is not None
-            cap.input_model.model_validate(cap.example)
+        mail.assert_examples_validate()
 
     def test_annotations_match_the_verbs(self) -> None:
-        reads = ("_get", "_list", "_search", "_export", "_stats", "_raw_headers")
-        for cap in domain.capabilities:
-            assert cap.annotations.read_only == cap.action.endswith(reads), cap.name
-            assert cap.annotations.destructive == cap.action.endswith("_delete"), cap.name
+        mail.assert_annotations_follow_the_verbs(
+            reads=("_get", "_list", "_search", "_export", "_stats", "_raw_headers"), destructive=("_delete",)
+        )
 
 
 class TestExampleWalk:

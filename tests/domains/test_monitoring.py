@@ -26,7 +26,7 @@ from domains.monitoring import domain
 from domains.monitoring.tables import Alert, Check, Result, Sample
 from facade.db import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas
+from tests.domains.harness import DomainHarness, MigrationContract, count
 
 monitoring = DomainHarness(domain, root_env="FACADE_MONITORING_ROOT")
 call, migrated, seeded = monitoring.call, monitoring.migrated, monitoring.seeded
@@ -106,12 +106,6 @@ def db(root: Path, tmp_path: Path, template: Path) -> Iterator[Engine]:
         yield engine
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 def new_check(engine: Engine, kind: str, target: str, **extra: Any) -> int:
     name = f"{kind}-{uuid.uuid4().hex[:6]}"
     return call(engine, "check_create", name=name, kind=kind, target=target, **extra)["check"]["id"]
@@ -129,9 +123,8 @@ class TestCatalogue:
     annotations, and examples that probe only this machine."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 15 and domain.default_mode == "core"
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        monitoring.assert_tiers(at_least=15)
+        assert domain.default_mode == "core"
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         monitoring.assert_descriptions_are_one_sentence(max_length=100)

@@ -23,7 +23,7 @@ from domains.photos.tables import AlbumPhoto, Photo
 from facade.db import session_factory
 from facade.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, Library, MigrationContract, count, postgres_schemas, sqlite_engine
+from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
 
 photos = DomainHarness(domain, root_env="FACADE_PHOTOS_ROOT")
 call, migrated, seeded = photos.call, photos.migrated, photos.seeded
@@ -54,12 +54,6 @@ def lib(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
         yield Library(engine, root)
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
-
-
 # Tests
 
 
@@ -68,9 +62,7 @@ class TestCatalogue:
     criterion, every one with an example and a one-sentence description."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
-        assert len(tiers) >= 28
-        assert 0.55 <= tiers.count("core") / len(tiers) <= 0.65
+        photos.assert_tiers(at_least=28)
         assert domain.default_mode == "full"
 
     def test_tiers_come_from_the_criterion(self) -> None:

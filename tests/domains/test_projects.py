@@ -17,7 +17,7 @@ from domains.projects import domain
 from domains.projects.tables import Assignment, Comment, Milestone, Project, Task
 from facade.db import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, postgres_schemas, sqlite_engine
+from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 
 projects = DomainHarness(domain)
 call, migrated, seeded = projects.call, projects.migrated, projects.seeded
@@ -32,12 +32,6 @@ def db(tmp_path: Path) -> Iterator[Engine]:
     engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
     yield engine
     engine.dispose()
-
-
-@pytest.fixture
-def pg_schema() -> Iterator[Callable[[], Engine]]:
-    with postgres_schemas() as make:
-        yield make
 
 
 # Tests

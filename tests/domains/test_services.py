@@ -136,10 +136,9 @@ class TestDeclaration:
     """An infrastructure domain with a real catalogue in both tiers."""
 
     def test_floors_and_tiers(self) -> None:
-        tiers = [c.tier for c in domain.capabilities]
         assert domain.default_mode == "core" and domain.migrations is not None
-        assert len(tiers) >= 15 and tiers.count("core") >= 8 and tiers.count("full") >= 6
-        assert 0.5 <= tiers.count("core") / len(tiers) <= 0.65
+        tiers = services.assert_tiers(at_least=15, core_share=(0.5, 0.65))
+        assert tiers.count("core") >= 8 and tiers.count("full") >= 6
 
     def test_descriptions_are_one_short_sentence(self) -> None:
         services.assert_descriptions_are_one_sentence(max_length=100)
@@ -236,6 +235,7 @@ class TestDefinitionRules:
     def test_list_filters(self, db: Engine) -> None:
         assert [s["name"] for s in call(db, "service_list", enabled=False)["services"]] == ["legacy-cron"]
         assert [s["name"] for s in call(db, "service_list", search="HTTP.SERVER")["services"]] == ["static-site"]
+        assert call(db, "service_list", search="%")["total"] == call(db, "service_list", search="_")["total"] == 0
 
 
 class TestSandbox:

@@ -4,6 +4,9 @@ against the real server, printed answers, exit codes, the terminal prompter."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,7 @@ import pytest
 from facade.host.cli import chat, run
 from facade.host.session import Session
 from facade.host.testing import ScriptedModel, call, say
-from tests.support import DEV, ServerProcess, free_port
+from tests.support import DEV, ServerProcess, base_env, free_port
 
 
 def common(server: ServerProcess, tmp_path: Path) -> dict[str, Any]:
@@ -90,3 +93,25 @@ class TestChat:
         out = io.StringIO()
         chat("francis", provider=model, ask=["projects.*"], input_fn=lines("make it", "n"), out=out, err=io.StringIO(), **common(server, tmp_path))
         assert "Permission denied: The user declined projects.project_create" in out.getvalue()
+
+
+class TestCommandLine:
+    """`facade run` and `facade chat` hand every option they have to these functions, by keyword."""
+
+    @pytest.mark.parametrize("command", [["run", "francis", "x"], ["chat", "francis"]])
+    def test_every_option_is_taken(self, tmp_path: Path, command: list[str]) -> None:
+        options = [
+            "--url", f"http://127.0.0.1:{free_port()}/mcp", "--token", "t", "--provider", "gemini", "--model", "m",
+            "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k", "--mode", "legacy", "--session", "s1",
+            "--allow", "files.*", "--deny", "mail.*", "--ask", "projects.*", "--default", "deny",
+            "--max-steps", "2", "--history-budget", "100",
+        ]
+        done = subprocess.run(
+            [sys.executable, "-m", "facade.cli", *command, *options],
+            cwd=tmp_path, env={**os.environ, **base_env(tmp_path), "FACADE_HOST_SESSIONS": str(tmp_path / "sessions")},
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )
+        # The options become HostArgs before anything is checked: one it lacked would end in a
+        # traceback (exit 1), never in this line.
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == "error: unknown provider 'gemini': choose one of openai, anthropic, fenced\n"

@@ -60,6 +60,15 @@ class Conversation:
         return ScriptedModel([self.step] * 40)
 
 
+def without_window(server: ServerProcess, tmp_path: Path) -> Path:
+    """An agents folder under tmp_path whose francis is the server's, but with no context_window."""
+    agents = tmp_path / "agents"
+    (agents / "francis").mkdir(parents=True)
+    toml = (server.workdir / "agents" / "francis" / "agent.toml").read_text()
+    (agents / "francis" / "agent.toml").write_text("\n".join(line for line in toml.splitlines() if not line.startswith("context_window")))
+    return agents
+
+
 @pytest.fixture
 def logs(server: ServerProcess) -> list[str]:
     """Three long logs in the facade's files, each with its own fact."""
@@ -198,10 +207,7 @@ class TestNoWindowNoCompaction:
     """With the window unknown, nothing is compacted; the context manager alone fits the history."""
 
     async def test_the_window_unknown(self, host: Host, logs: list[str], tmp_path: Path, server: ServerProcess) -> None:
-        agents = tmp_path / "agents"
-        (agents / "francis").mkdir(parents=True)
-        toml = (server.workdir / "agents" / "francis" / "agent.toml").read_text()
-        (agents / "francis" / "agent.toml").write_text("\n".join(line for line in toml.splitlines() if not line.startswith("context_window")))
+        agents = without_window(server, tmp_path)
         model = ScriptedModel(reads(logs)[:2])
         async with host(model, history_budget=200, agents_dir=agents) as loop:
             assert loop.config.compaction.context_window is None

@@ -24,7 +24,7 @@ from facade.host.tokenizer import TokenCounter
 from facade.host.trajectory import read_trajectory
 from facade.host.usage import COMPACTION, TURN, Usage
 from tests.host.conftest import Host
-from tests.host.test_loop_compaction import Conversation, is_summary_request, logs, reads  # noqa: F401 (logs is a fixture)
+from tests.host.test_loop_compaction import Conversation, is_summary_request, logs, reads, without_window  # noqa: F401 (logs is a fixture)
 from tests.host.test_providers import wire
 from tests.support import DEV, ServerProcess
 
@@ -177,10 +177,7 @@ class TestGivingUp:
 
     async def test_the_retry_refused_too(self, host: Host, logs: list[str], server: ServerProcess, tmp_path: Path) -> None:
         # No window configured at all: the refusal is the only window the host will know.
-        agents = tmp_path / "agents"
-        (agents / "francis").mkdir(parents=True)
-        toml = (server.workdir / "agents" / "francis" / "agent.toml").read_text()
-        (agents / "francis" / "agent.toml").write_text("\n".join(line for line in toml.splitlines() if not line.startswith("context_window")))
+        agents = without_window(server, tmp_path)
         llama = LlamaServer(headroom=10**6)
         conversation = Served(reads(logs), llama)
         async with host(conversation.model(), history_budget=10**6, agents_dir=agents) as loop:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, or_, select
 
 from domains.finance import inputs, rates, reference
 from domains.finance.capabilities import domain
 from domains.finance.entities import ACCOUNT, CURRENCY, EXCHANGE_RATE, TAX_RATE
 from domains.finance.ledger import today
 from domains.finance.tables import Account, Currency, ExchangeRate
-from facade.kit import CallContext, records, within_days
+from facade.kit import CallContext, contains_text, records, within_days
 
 Result = dict[str, Any]
 
@@ -19,8 +19,7 @@ Result = dict[str, Any]
 def _accounts_where(args: inputs.AccountFilter) -> list[ColumnElement[bool]]:
     if args.search is None:
         return []
-    pattern = f"%{args.search.lower()}%"
-    return [or_(func.lower(Account.name).like(pattern), func.lower(Account.code).like(pattern))]
+    return [or_(contains_text(Account.name, args.search), contains_text(Account.code, args.search))]
 
 
 records.add_create(

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import ColumnElement, func
+from sqlalchemy import ColumnElement
 from sqlalchemy.orm import Session
 
 from domains.finance import inputs, reference
 from domains.finance.capabilities import domain
 from domains.finance.entities import CUSTOMER, VENDOR
-from facade.kit import Entity, Input, records
+from facade.kit import Entity, Input, contains_text, records
 
 
 def _name_contains(table: type[Any]) -> Callable[[inputs.Search], list[ColumnElement[bool]]]:
     def where(args: inputs.Search) -> list[ColumnElement[bool]]:
-        return [] if args.search is None else [func.lower(table.name).like(f"%{args.search.lower()}%")]
+        return [] if args.search is None else [contains_text(table.name, args.search)]
 
     return where
 

@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, func, or_, select
 from domains.inventory import inputs, levels, rules
 from domains.inventory.entities import CATEGORY, ITEM, LOCATION, REFERENCES, SUPPLIER, WAREHOUSE
 from domains.inventory.tables import Item, Stock
-from facade.kit import CallContext, Domain, Page, records
+from facade.kit import CallContext, Domain, Page, contains_text, records
 
 
 def _items_where(args: inputs.ItemFilter) -> list[ColumnElement[bool]]:
@@ -19,9 +19,7 @@ def _items_where(args: inputs.ItemFilter) -> list[ColumnElement[bool]]:
     if not args.include_archived:
         conditions.append(Item.archived_at.is_(None))
     if args.query is not None:
-        escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
-        conditions.append(or_(Item.sku.ilike(pattern, escape="\\"), Item.name.ilike(pattern, escape="\\")))
+        conditions.append(or_(contains_text(Item.sku, args.query), contains_text(Item.name, args.query)))
     if args.below_reorder:
         on_hand = select(func.coalesce(func.sum(Stock.on_hand), 0)).where(Stock.item_id == Item.id).scalar_subquery()
         conditions.append(on_hand <= Item.reorder_point)

@@ -1,0 +1,86 @@
+"""Running a call in-process: a held call whose card cannot be kept, or whose precheck breaks,
+still ends as an outcome that says what happened — nothing raises into the transport."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from facade.agents import Agent
+from facade.approvals import Approvals
+from facade.calls import CallRequest, Calls
+from facade.capability import CallContext, Input
+from facade.cards import MemoryCards
+from facade.domain import Domain
+from facade.elevation import MemoryElevations
+from facade.errors import InvalidRequest
+from facade.identity import TokenBook
+from facade.registry import Registry
+from facade.views import Views
+
+pytestmark = pytest.mark.anyio
+
+
+class Note(Input):
+    text: str
+
+
+def precheck(ctx: CallContext, args: Note) -> None:
+    if args.text == "refuse":
+        raise InvalidRequest("this note is refused")
+    if args.text == "crash":
+        raise KeyError("a bug in the precheck")
+
+
+def send(ctx: CallContext, args: Note) -> dict[str, Any]:
+    """Send a note, once an operator has approved it."""
+    return {"sent": args.text}
+
+
+class AuditAway:
+    """An audit log whose database has gone away."""
+
+    def record(self, **_: Any) -> None:
+        raise OperationalError("INSERT INTO facade_audit", {}, ConnectionRefusedError("secret-host:5432 refused"))
+
+
+def calls_with(audit: Any) -> tuple[Calls, MemoryCards]:
+    probe = Domain("probe", description="A probe.")
+    probe.add("note_send", send, approval=2, precheck=precheck)
+    registry = Registry([probe])
+    agent = Agent("probe", "", "", None, None, None, "facade-dev-probe", True, {"probe": "full"}, Path("."))
+    agents = {"probe": agent}
+    cards = MemoryCards()
+    views = Views(registry, agents, MemoryElevations())
+    return Calls(views, TokenBook(agents, on_loopback=True), None, Approvals(cards, audit)), cards
+
+
+def held(text: str) -> CallRequest:
+    return CallRequest("probe.note_send", {"text": text}, bearer="facade-dev-probe", conversation_header="c")
+
+
+class TestHold:
+    """What an approval-2 call returns when holding it fails part way."""
+
+    async def test_database_away_is_unavailable_not_a_crash(self) -> None:
+        calls, _ = calls_with(AuditAway())
+        outcome = await calls.run(held("hello"))
+        assert outcome.status == "unavailable" and not outcome.ok
+        assert outcome.error is not None and outcome.error.startswith("unavailable: the database")
+        assert "secret-host" not in outcome.error and "INSERT" not in outcome.error
+
+    async def test_a_refusing_precheck_makes_no_card(self) -> None:
+        calls, cards = calls_with(AuditAway())
+        outcome = await calls.run(held("refuse"))
+        assert (outcome.status, outcome.error) == ("domain_error", "invalid request: this note is refused")
+        assert cards.all() == []
+
+    async def test_a_crashing_precheck_is_an_internal_error_with_a_ref(self) -> None:
+        calls, cards = calls_with(AuditAway())
+        outcome = await calls.run(held("crash"))
+        assert outcome.status == "internal" and outcome.error is not None
+        assert outcome.error.startswith("internal error in probe.note_send (ref ") and "bug" not in outcome.error
+        assert cards.all() == []

@@ -1,0 +1,86 @@
+"""The mode rule and the views built on it: the order of `effective_mode`, one read of the
+elevations per question, and apps that agree with the view they come from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from facade.agents import Agent, load_agents
+from facade.discovery import discover
+from facade.elevation import MemoryElevations
+from facade.modes import effective_mode
+from facade.views import Views
+
+REGISTRY = discover()
+
+
+class CountingElevations(MemoryElevations):
+    """Counts reads: over Redis each one is a round trip."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def elevated(self, agent: str, conversation: str) -> frozenset[str]:
+        self.reads += 1
+        return super().elevated(agent, conversation)
+
+
+def probe(tmp_path: Path, apps: str) -> Agent:
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "agent.toml").write_text(f'name = "probe"\n[apps]\n{apps}')
+    return load_agents(tmp_path, REGISTRY, environ={})["probe"]
+
+
+class TestModeOrder:
+    """An elevation beats the agent's setting, which beats the domain's default."""
+
+    def test_order(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\ndocker = "default"\nprojects = "default"\n')
+        elevations = MemoryElevations()
+        files, docker, projects = (REGISTRY.domains[n] for n in ("files", "docker", "projects"))
+        assert (docker.default_mode, projects.default_mode) == ("core", "full")
+        assert effective_mode(agent, files, "c", elevations) == "core"
+        assert effective_mode(agent, docker, "c", elevations) == "core"
+        assert effective_mode(agent, projects, "c", elevations) == "full"
+        elevations.grant("probe", "c", "files")
+        assert effective_mode(agent, files, "c", elevations) == "full"
+        assert effective_mode(agent, files, "other", elevations) == "core"
+        assert effective_mode(agent, files, None, elevations) == "core"
+
+
+class TestOneRead:
+    """A listing reads the conversation's elevations once, however many apps the agent has."""
+
+    def test_view_modes_and_apps_read_once(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\nphotos = "core"\nprojects = "core"\nmail = "core"\n')
+        elevations = CountingElevations()
+        views = Views(REGISTRY, {"probe": agent}, elevations)
+        for question in (views.view, views.modes, views.apps):
+            elevations.reads = 0
+            question(agent, "c")
+            assert elevations.reads == 1, question.__name__
+
+    def test_no_conversation_reads_nothing(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\nphotos = "core"\n')
+        elevations = CountingElevations()
+        Views(REGISTRY, {"probe": agent}, elevations).view(agent, None)
+        assert elevations.reads == 0
+
+
+class TestApps:
+    """`apps` is the view grouped by app, with the modes that produced it."""
+
+    def test_apps_match_the_view_before_and_after_an_elevation(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\nprojects = "full"\nskills = "default"\n')
+        elevations = MemoryElevations()
+        views = Views(REGISTRY, {"probe": agent}, elevations)
+        for _ in range(2):
+            apps = views.apps(agent, "c")
+            assert [a.domain.name for a in apps] == list(views.modes(agent, "c"))
+            assert {a.domain.name: a.mode for a in apps} == views.modes(agent, "c")
+            assert [c for a in apps for c in a.tools] == list(views.view(agent, "c"))
+            assert all(c.domain == a.domain.name for a in apps for c in a.tools)
+            elevations.grant("probe", "c", "files")
+        files = next(a for a in views.apps(agent, "c") if a.domain.name == "files")
+        assert files.mode == "full" and len(files.tools) == len(files.domain.capabilities)
