@@ -7,9 +7,10 @@ change; nothing here raises into the transport.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,23 +233,17 @@ class Calls:
             ctx = self._context(agent, conversation, approved_card)
             try:
                 if capability.is_async:
-                    result = await capability.handler(ctx, args)  # type: ignore[misc]
-                    _commit(ctx)
+                    data = await _run_async(capability, ctx, args)
                 else:
-                    result = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
-                return Outcome("ok", data=as_structured(result), **who)
+                    data = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                return Outcome("ok", data=data, **who)
             except (IntegrityError, StaleDataError) as exc:
-                _rollback(ctx)
                 if retries == 0:
                     return _failed(capability, exc, who)
                 retries -= 1
                 log.info("tool.conflict_retried", tool=capability.name)
             except Exception as exc:
-                _rollback(ctx)
                 return _failed(capability, exc, who)
-            finally:
-                if ctx.opened_db is not None:
-                    ctx.opened_db.close()
 
 
 def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
@@ -287,24 +282,38 @@ def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outc
     )
 
 
-def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> Any:
-    # The commit runs in the worker thread with the handler, so the event loop never blocks on I/O.
-    result = capability.handler(ctx, args)
-    _commit(ctx)
-    return result
+def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+    # In the worker thread with the handler: its commit, the session's close and the result's
+    # conversion, so the event loop never waits on the database.
+    with _settled(ctx):
+        result = capability.handler(ctx, args)
+    return as_structured(result)
 
 
-def _commit(ctx: CallContext) -> None:
-    if ctx.opened_db is not None:
-        ctx.opened_db.commit()
+async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+    with _settled(ctx):
+        result = await capability.handler(ctx, args)  # type: ignore[misc]
+    return as_structured(result)
 
 
-def _rollback(ctx: CallContext) -> None:
-    if ctx.opened_db is not None:
-        try:
-            ctx.opened_db.rollback()
-        except DBAPIError:
-            pass
+@contextlib.contextmanager
+def _settled(ctx: CallContext) -> Iterator[None]:
+    """The call's session, if it opened one: committed when the handler returns, rolled back when
+    it (or the commit) fails, closed either way."""
+    try:
+        yield
+        if ctx.opened_db is not None:
+            ctx.opened_db.commit()
+    except BaseException:
+        if ctx.opened_db is not None:
+            try:
+                ctx.opened_db.rollback()
+            except DBAPIError:  # the database is away; closing below releases the connection
+                pass
+        raise
+    finally:
+        if ctx.opened_db is not None:
+            ctx.opened_db.close()
 
 
 def as_structured(result: Any) -> dict[str, Any]:
