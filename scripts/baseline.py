@@ -17,9 +17,9 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from facade.calls import as_structured
-from facade.capability import CallContext, Capability
-from facade.registry import Registry
+from facade.serving.calls import as_structured
+from facade.kit.capability import CallContext, Capability
+from facade.catalogue.registry import Registry
 
 # ~210 characters, as in the deployment this project measured (DESIGN "The problem, in numbers").
 TOKEN_PARAGRAPH = (

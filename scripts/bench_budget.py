@@ -1,5 +1,5 @@
 """How wrong is the budget when it has to estimate? The calibrated chars-per-token constants
-(facade/tokens.py) against exact counts, beside the folk ratios (4 chars/token for everything,
+(facade/reports/tokens.py) against exact counts, beside the folk ratios (4 chars/token for everything,
 1.3 for JSON), on this project's demo catalogue (compact JSON schemas, as served) and the agents'
 workspace prose (SYSTEM.md and rendered TOOLS.md), for every bundled tokenizer.
 
@@ -13,17 +13,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from facade.core import build_core  # noqa: E402
-from facade.tokens import BUNDLED, JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, count_exact  # noqa: E402
-from facade.toolsmd import render_tools_md  # noqa: E402
+from facade.serving.service import build_service  # noqa: E402
+from facade.reports.tokens import BUNDLED, JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, count_exact  # noqa: E402
+from facade.reports.toolsmd import render_tools_md  # noqa: E402
 
 
 def corpora() -> dict[str, tuple[str, float]]:
-    core = build_core()
-    catalogue = core.served.serve(list(core.registry)).json
+    service = build_service()
+    catalogue = service.served.serve(list(service.registry)).json
     prose = "\n".join(
-        [render_tools_md(core.views, a, None, core.settings.tools_template) for a in core.agents.values()]
-        + [(a.workspace / "SYSTEM.md").read_text() for a in core.agents.values()]
+        [render_tools_md(service.views, a, None, service.settings.tools_template) for a in service.agents.values()]
+        + [(a.workspace / "SYSTEM.md").read_text() for a in service.agents.values()]
     )
     return {"catalogue (JSON)": (catalogue, JSON_CHARS_PER_TOKEN), "workspace prose": (prose, PROSE_CHARS_PER_TOKEN)}
 

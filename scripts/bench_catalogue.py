@@ -27,20 +27,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from baseline import build_baseline  # noqa: E402
 
-from facade.agents import load_agents  # noqa: E402
-from facade.capability import Capability  # noqa: E402
-from facade.discovery import discover  # noqa: E402
-from facade.elevation import MemoryElevations  # noqa: E402
-from facade.served import Served, ServedCatalogues  # noqa: E402
-from facade.tokens import count_exact  # noqa: E402
-from facade.views import Views  # noqa: E402
+from facade.catalogue.agents import load_agents  # noqa: E402
+from facade.kit.capability import Capability  # noqa: E402
+from facade.catalogue.discovery import discover  # noqa: E402
+from facade.access.elevation import MemoryElevations  # noqa: E402
+from facade.catalogue.served import Served, ServedCatalogues  # noqa: E402
+from facade.reports.tokens import count_exact  # noqa: E402
+from facade.catalogue.views import Views  # noqa: E402
 
 ERA = types.LATEST_PROTOCOL_VERSION
 
 
 def baseline_wire(capabilities: list[Capability]) -> str:
     """MCPServer's tools/list for `capabilities`, from its own handler, put on the wire by the
-    same code as the facade's (`facade.served.Served.wire`), as compact JSON."""
+    same code as the facade's (`facade.catalogue.served.Served.wire`), as compact JSON."""
     tools = anyio.run(build_baseline(capabilities).list_tools)
     dumped = tuple(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools)
     return Served(tuple(t.name for t in tools), dumped).wire(ERA).json

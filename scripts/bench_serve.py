@@ -173,18 +173,18 @@ def handler_alone(workdir: Path, tool: str, n: int) -> float:
     os.environ.update(workdir_env(workdir))
     from baseline import run_call
 
-    from facade.capability import CallContext
-    from facade.core import build_core
+    from facade.kit.capability import CallContext
+    from facade.serving.service import build_service
 
-    core = build_core()
-    cap = core.registry.get(tool)
+    service = build_service()
+    cap = service.registry.get(tool)
     parsed = cap.parsed_model.model_validate({**CALLS[tool], "auth_token": "x", "conversation_id": "x"})
     times = []
     for _ in range(n):
         started = time.perf_counter()
-        run_call(cap, parsed, CallContext(AGENT, "bench-serve", core.sessions))
+        run_call(cap, parsed, CallContext(AGENT, "bench-serve", service.sessions))
         times.append(time.perf_counter() - started)
-    core.engine.dispose()
+    service.engine.dispose()
     return percentile(times, 50)
 
 

@@ -234,11 +234,11 @@ def serve_baseline(port: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from baseline import build_baseline
 
-    from facade.core import build_core
+    from facade.serving.service import build_service
 
-    core = build_core()  # the same settings, registry and database as the facade beside it
-    server = build_baseline(core.registry, core.sessions)
-    print(f"baseline: MCPServer with {len(core.registry)} tools on 127.0.0.1:{port}", file=sys.stderr)
+    service = build_service()  # the same settings, registry and database as the facade beside it
+    server = build_baseline(service.registry, service.sessions)
+    print(f"baseline: MCPServer with {len(service.registry)} tools on 127.0.0.1:{port}", file=sys.stderr)
     uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
 
 

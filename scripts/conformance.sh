@@ -70,7 +70,7 @@ PYTHONPATH="$repo" "$python" - "$work/agents/conformance/agent.toml" <<'PY'
 import sys
 from pathlib import Path
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 
 apps = "\n".join(f'{domain} = "full"' for domain in sorted(discover().domains))
 Path(sys.argv[1]).write_text(

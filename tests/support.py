@@ -77,7 +77,7 @@ def postgres_database() -> Iterator[str]:
 def write_agents(folder: Path) -> Path:
     """The repo's demo agents plus `walker`, which sees every domain in full mode but `skills`,
     in core mode so that the walk can ask for it with skills.elevate."""
-    from facade.discovery import discover
+    from facade.catalogue.discovery import discover
 
     shutil.copytree(REPO / "agents", folder, dirs_exist_ok=True)
     apps = "\n".join(f'{d} = "{"core" if d == "skills" else "full"}"' for d in discover().domains)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from facade.agents import dev_token_for, load_agents
-from facade.discovery import discover
+from facade.catalogue.agents import dev_token_for, load_agents
+from facade.catalogue.discovery import discover
 from facade.errors import AgentError
 from tests.support import REPO
 

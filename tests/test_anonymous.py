@@ -14,10 +14,10 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from facade.agents import load_agents
-from facade.discovery import discover
+from facade.catalogue.agents import load_agents
+from facade.catalogue.discovery import discover
 from facade.errors import ConfigError, IdentityError
-from facade.identity import DEV_RUNTIME_TOKEN, Caller, Principal, TokenBook, resolve_caller, resolve_listing
+from facade.access.identity import DEV_RUNTIME_TOKEN, Caller, Principal, TokenBook, resolve_caller, resolve_listing
 from tests.support import DEV, REPO, ServerProcess, base_env, free_port, mcp_client, raw_call, text_of
 
 REGISTRY = discover()

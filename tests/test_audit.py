@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from facade import migrate
-from facade.audit import Audit
-from facade.db import make_engine, session_factory
-from facade.registry import Registry
+from facade.serving import migrate
+from facade.access.audit import Audit
+from facade.serving.database import make_engine, session_factory
+from facade.catalogue.registry import Registry
 from tests.support import postgres_database
 
 

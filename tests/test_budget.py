@@ -9,13 +9,13 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from facade.agents import load_agents
-from facade.budget import agent_budget
-from facade.discovery import discover
-from facade.elevation import MemoryElevations
-from facade.served import ServedCatalogues
-from facade.tokens import count_exact
-from facade.views import Views
+from facade.catalogue.agents import load_agents
+from facade.reports.budget import agent_budget
+from facade.catalogue.discovery import discover
+from facade.access.elevation import MemoryElevations
+from facade.catalogue.served import ServedCatalogues
+from facade.reports.tokens import count_exact
+from facade.catalogue.views import Views
 from tests.support import DEV, REPO, ServerProcess, raw_call
 from tests.test_economy import facade
 

@@ -9,17 +9,17 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from facade.agents import Agent
-from facade.approvals import Approvals
-from facade.calls import CallRequest, Calls
-from facade.capability import CallContext, Input
-from facade.cards import MemoryCards
-from facade.domain import Domain
-from facade.elevation import MemoryElevations
+from facade.catalogue.agents import Agent
+from facade.access.approvals import Approvals
+from facade.serving.calls import CallRequest, Calls
+from facade.kit.capability import CallContext, Input
+from facade.access.cards import MemoryCards
+from facade.kit.domain import Domain
+from facade.access.elevation import MemoryElevations
 from facade.errors import InvalidRequest
-from facade.identity import TokenBook
-from facade.registry import Registry
-from facade.views import Views
+from facade.access.identity import TokenBook
+from facade.catalogue.registry import Registry
+from facade.catalogue.views import Views
 
 pytestmark = pytest.mark.anyio
 

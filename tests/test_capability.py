@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import Field
 
-from facade.capability import IDENTITY_FIELDS, CallContext, Input, make_capability
-from facade.domain import Domain
+from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input, make_capability
+from facade.kit.domain import Domain
 from facade.errors import RegistryError
-from facade.registry import Registry
+from facade.catalogue.registry import Registry
 
 
 class Note(Input):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.test_economy import facade
 
 

@@ -6,15 +6,15 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from facade import migrate
-from facade.approvals import Approvals
-from facade.audit import Audit
-from facade.cards import Card, MemoryCards
-from facade.changes import Changes
-from facade.conversations import sweep
-from facade.db import make_engine, session_factory
-from facade.elevation import MemoryElevations
-from facade.registry import Registry
+from facade.serving import migrate
+from facade.access.approvals import Approvals
+from facade.access.audit import Audit
+from facade.access.cards import Card, MemoryCards
+from facade.access.changes import Changes
+from facade.access.conversations import sweep
+from facade.serving.database import make_engine, session_factory
+from facade.access.elevation import MemoryElevations
+from facade.catalogue.registry import Registry
 
 
 class TestSweep:
@@ -25,15 +25,15 @@ class TestSweep:
         migrate.upgrade(engine, Registry())
         cards = MemoryCards()
         approvals = Approvals(cards, Audit(session_factory(engine)))
-        core = SimpleNamespace(elevations=MemoryElevations(), approvals=approvals, audit=approvals.audit, changes=Changes())
+        service = SimpleNamespace(elevations=MemoryElevations(), approvals=approvals, audit=approvals.audit, changes=Changes())
         now = time.time()
         late = cards.create(Card(0, "skills.elevate", {"domain": "files"}, "atlas", "c", "", now - 60, now - 30))
         live = cards.create(Card(0, "skills.elevate", {"domain": "photos"}, "atlas", "c", "", now, now + 600))
         read = approvals.get(late.id)
         assert read.status == "expired" and read.decided_at == late.expires_at
-        assert sweep(core) == 1  # type: ignore[arg-type]
+        assert sweep(service) == 1  # type: ignore[arg-type]
         assert cards.get(late.id) == read
         assert cards.get(live.id) == live
         assert [e["action"] for e in approvals.audit.entries()] == ["expired"]
-        assert sweep(core) == 0  # type: ignore[arg-type]
+        assert sweep(service) == 0  # type: ignore[arg-type]
         engine.dispose()

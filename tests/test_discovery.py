@@ -6,7 +6,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-import facade.discovery as discovery
+import facade.catalogue.discovery as discovery
 from facade.errors import RegistryError
 
 

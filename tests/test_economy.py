@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from facade.check import agreement_problem
-from facade.core import build_core
-from facade.denylist import runtime_tool_name
-from facade.elevation import MemoryElevations
+from facade.reports.check import agreement_problem
+from facade.serving.service import build_service
+from facade.reports.denylist import runtime_tool_name
+from facade.access.elevation import MemoryElevations
 from facade.settings import Settings
-from facade.views import Views
+from facade.catalogue.views import Views
 from tests.support import REPO, base_env
 
 
@@ -31,10 +31,10 @@ def facade(workdir: Path, *args: str, env: dict[str, str] | None = None) -> subp
 
 
 @pytest.fixture(scope="module")
-def core(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     workdir = tmp_path_factory.mktemp("economy")
     env = base_env(workdir)
-    return build_core(
+    return build_service(
         Settings(
             agents_dir=Path(env["FACADE_AGENTS_DIR"]),
             data_dir=Path(env["FACADE_DATA_DIR"]),
@@ -47,43 +47,43 @@ class TestOneSourceForTheMode:
     """tools/list, tools/call, the deny-list and TOOLS.md agree for every agent × domain ×
     (elevated or not) — all of them are computed from effective_mode."""
 
-    def test_every_case_agrees(self, core) -> None:  # type: ignore[no-untyped-def]
+    def test_every_case_agrees(self, service) -> None:  # type: ignore[no-untyped-def]
         cases = 0
-        for agent in core.agents.values():
+        for agent in service.agents.values():
             for domain in [None, *agent.apps]:
                 elevations = MemoryElevations()
-                views = Views(core.registry, core.agents, elevations)
+                views = Views(service.registry, service.agents, elevations)
                 if domain is not None:
                     elevations.grant(agent.name, "c", domain)
                     assert views.modes(agent, "c")[domain] == "full"
                     assert views.modes(agent, "other") == views.modes(agent, None)
-                assert agreement_problem(core, views, agent.name, "c") is None
+                assert agreement_problem(service, views, agent.name, "c") is None
                 cases += 1
-        assert cases >= len(core.agents) * 2
+        assert cases >= len(service.agents) * 2
 
-    def test_an_elevation_shrinks_the_deny_list(self, core) -> None:  # type: ignore[no-untyped-def]
-        from facade.denylist import deny_names
+    def test_an_elevation_shrinks_the_deny_list(self, service) -> None:  # type: ignore[no-untyped-def]
+        from facade.reports.denylist import deny_names
 
         elevations = MemoryElevations()
-        views = Views(core.registry, core.agents, elevations)
-        francis = core.agents["francis"]
+        views = Views(service.registry, service.agents, elevations)
+        francis = service.agents["francis"]
         before = deny_names(views, francis, "c")
         elevations.grant("francis", "c", "files")
         after = deny_names(views, francis, "c")
-        hidden_files = [c for c in core.registry if c.domain == "files" and c.tier == "full"]
+        hidden_files = [c for c in service.registry if c.domain == "files" and c.tier == "full"]
         assert len(before) - len(after) == len(hidden_files) > 0
 
 
 class TestDenylist:
     """`facade denylist` in the runtime's own spelling and three formats."""
 
-    def test_formats_and_complement(self, tmp_path: Path, core) -> None:  # type: ignore[no-untyped-def]
+    def test_formats_and_complement(self, tmp_path: Path, service) -> None:  # type: ignore[no-untyped-def]
         openclaw = json.loads(facade(tmp_path, "denylist", "francis").stdout)
         plain = json.loads(facade(tmp_path, "denylist", "francis", "--format", "json").stdout)
         lines = facade(tmp_path, "denylist", "francis", "--format", "lines").stdout.split()
         assert openclaw["tools"]["deny"] == plain["deny"] == lines and lines
-        visible = [runtime_tool_name("facade", c.name) for c in core.views.view(core.agents["francis"], None)]
-        everything = [runtime_tool_name("facade", c.name) for c in core.registry]
+        visible = [runtime_tool_name("facade", c.name) for c in service.views.view(service.agents["francis"], None)]
+        everything = [runtime_tool_name("facade", c.name) for c in service.registry]
         assert sorted(lines + visible) == sorted(everything) and not set(lines) & set(visible)
         assert all(n.startswith("facade__") and "." not in n and len(n) <= 64 for n in lines)
 

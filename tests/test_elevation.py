@@ -15,7 +15,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, mcp_client, text_of
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.support import DEV, REDIS_URL, ServerProcess, free_port, mcp_client, need_service, text_of
 from tests.test_elevation import FILES_FULL, api, names, watched
 
@@ -161,8 +161,8 @@ class TestRedisCards:
     def test_all_in_id_order_and_expired_ids_leave_the_index(self, redis_url: str) -> None:
         import redis
 
-        from facade.cards import Card
-        from facade.redisbackend import PREFIX, TIMEOUTS, RedisCards
+        from facade.access.cards import Card
+        from facade.access.redis_store import PREFIX, TIMEOUTS, RedisCards
 
         client = redis.Redis.from_url(redis_url, **TIMEOUTS)
         cards = RedisCards(client, redis_url)

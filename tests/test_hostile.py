@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from facade.discovery import discover
-from facade.schema import announced_schema
+from facade.catalogue.discovery import discover
+from facade.catalogue.schema import announced_schema
 from tests.fakes.docker_engine import running_engine
 from tests.fakes.smtp import running_smtp
 from tests.support import ACCEPT, DEV, LEGACY, MODERN, MODERN_META, ServerProcess, jsonrpc, legacy_open, modern_body, modern_headers
@@ -298,7 +298,7 @@ class TestKnownBugs:
 
     def test_concurrent_rescans(self, hostile: ServerProcess) -> None:
         """Concurrent rescans race on new files. A rescan is idempotent, so the loser is run again
-        and finds the files the winner imported: every rescan succeeds (facade/calls.py)."""
+        and finds the files the winner imported: every rescan succeeds (facade/serving/calls.py)."""
         root = hostile.workdir / "roots" / "photos"
         original = next(root.rglob("IMG_*.jpg"))
         (root / "race").mkdir(exist_ok=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from facade.agents import load_agents
-from facade.discovery import discover
+from facade.catalogue.agents import load_agents
+from facade.catalogue.discovery import discover
 from facade.errors import IdentityError
-from facade.identity import (
+from facade.access.identity import (
     DEV_OPERATOR_TOKEN,
     DEV_RUNTIME_TOKEN,
     Caller,

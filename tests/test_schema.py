@@ -7,8 +7,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from facade.capability import CallContext, Input, make_capability
-from facade.schema import announced_schema, announced_tool, compact_json
+from facade.kit.capability import CallContext, Input, make_capability
+from facade.catalogue.schema import announced_schema, announced_tool, compact_json
 
 
 class Line(BaseModel):

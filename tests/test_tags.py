@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import ForeignKey, String, UniqueConstraint, create_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, selectinload
 
-from facade.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
 from facade.errors import NotFound, RegistryError
 from facade.kit import Domain, Entity, Id, Input, Page, TagName, Tags
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from facade.agents import Agent, load_agents
-from facade.discovery import discover
-from facade.elevation import MemoryElevations
-from facade.modes import effective_mode
-from facade.views import Views
+from facade.catalogue.agents import Agent, load_agents
+from facade.catalogue.discovery import discover
+from facade.access.elevation import MemoryElevations
+from facade.catalogue.modes import effective_mode
+from facade.catalogue.views import Views
 
 REGISTRY = discover()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.fakes.docker_engine import running_engine
 from tests.fakes.smtp import running_smtp
 from tests.support import DEV, ServerProcess, mcp_client, postgres_database, text_of

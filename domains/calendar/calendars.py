@@ -1,4 +1,4 @@
-"""Calendars: plain records (data-driven through facade.records) with two rules, unique names
+"""Calendars: plain records (data-driven through facade.kit.records) with two rules, unique names
 and real IANA zones, and a delete that will not take events along unless told to."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The zone and record entities (facade.records builds their get, list and delete from these)
+"""The zone and record entities (facade.kit.records builds their get, list and delete from these)
 and their JSON rendering."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The inventory as data: the host entity (facade.records builds its get/list/update/delete
+"""The inventory as data: the host entity (facade.kit.records builds its get/list/update/delete
 from it) and the rules a host obeys — a unique name, a set of tags, history kept on delete."""
 
 from __future__ import annotations

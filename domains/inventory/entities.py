@@ -1,5 +1,5 @@
 """The domain's entities as data: what each is called, its table and how it renders. The
-data-driven get/list/update/delete of facade.records and every lookup by id read these."""
+data-driven get/list/update/delete of facade.kit.records and every lookup by id read these."""
 
 from __future__ import annotations
 

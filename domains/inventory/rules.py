@@ -49,7 +49,7 @@ def _count(db: Session, *conditions: ColumnElement[bool]) -> int:
     return db.scalar(select(func.count()).where(*conditions)) or 0
 
 
-# Create and update checks, run by facade.records before the record is written.
+# Create and update checks, run by facade.kit.records before the record is written.
 
 
 def check_category_create(db: Session, values: dict[str, Any]) -> None:

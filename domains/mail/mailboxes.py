@@ -1,5 +1,5 @@
 """Folders, labels and contacts. Labels and contacts are plain records (data-driven through
-facade.records); folders carry the system-folder rules and their message counts."""
+facade.kit.records); folders carry the system-folder rules and their message counts."""
 
 from __future__ import annotations
 

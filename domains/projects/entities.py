@@ -1,5 +1,5 @@
 """The domain's entities as data: what each is called, its table, how it renders, and which
-project guards writes to it (facade.records builds their get/list/update/delete from these)."""
+project guards writes to it (facade.kit.records builds their get/list/update/delete from these)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The MCP side of the host: the facade's tools for one agent in one conversation, kept fresh.
 
-Connected through the identity hook (facade/host/identity.py), in either protocol era. The
+Connected through the identity hook (facade/host/identity_hook.py), in either protocol era. The
 tools from `tools/list` are what the model may call. A `notifications/tools/list_changed` —
 heard on the handshake era's GET stream, or on a 2026-07-28 `subscriptions/listen` stream —
 only marks the list stale; it is fetched again right before the next model call, so an
@@ -23,7 +23,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from facade.host.identity import IdentifiedClient, IdentityHook, connect
+from facade.host.identity_hook import IdentifiedClient, IdentityHook, connect
 from facade.host.messages import ToolSpec
 
 APPROVAL_META_KEY = "facade/approval"

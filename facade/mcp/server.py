@@ -17,14 +17,14 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
-from facade.calls import CallRequest, Outcome
-from facade.core import Core
+from facade.serving.calls import CallRequest, Outcome
+from facade.serving.service import Service
 from facade.errors import IdentityError
 from facade.mcp.fanout import Fanout
 from facade.mcp.splice import defer_array
-from facade.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
-from facade.schema import compact_json
-from facade.served import Served
+from facade.access.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
+from facade.catalogue.schema import compact_json
+from facade.catalogue.served import Served
 
 SERVER_NAME = "facade"
 INSTRUCTIONS = "Tools of several backend domains; the tools you see are the ones your agent may use."
@@ -75,7 +75,7 @@ class FacadeServer(Server[Any]):
         return super().create_initialization_options(*args, **kwargs)
 
 
-def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
+def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
     """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
     conversation's sessions so that an elevation reaches them as `list_changed`."""
@@ -96,17 +96,17 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
         if fixed_agent is not None:
             return fixed_agent, conversation, session_id
         try:
-            return resolve_listing(core.tokens, bearer).agent, conversation, session_id
+            return resolve_listing(service.token_book, bearer).agent, conversation, session_id
         except IdentityError as exc:
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
         if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
-            served = core.served.serve(core.registry)
+            served = service.served.serve(service.registry)
         else:
-            served = core.served.serve(core.views.view(core.agents[agent_name], conversation))
-        core.trace.served(
+            served = service.served.serve(service.views.view(service.agents[agent_name], conversation))
+        service.trace.served(
             served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
         )
         remember(ctx, session_id, agent_name, conversation)
@@ -125,7 +125,7 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         bearer, header, session_id = transport(ctx)
-        outcome = await core.calls.run(
+        outcome = await service.calls.run(
             CallRequest(
                 name=params.name,
                 arguments=params.arguments,
@@ -141,7 +141,7 @@ def build_mcp_server(core: Core, fanout: Fanout, *, fixed_agent: str | None = No
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         try:
-            return core.served.tool(name)["inputSchema"]
+            return service.served.tool(name)["inputSchema"]
         except KeyError:
             return None
 

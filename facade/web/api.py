@@ -16,18 +16,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from facade import denylist
-from facade.approvals import card_view
-from facade.cards import STATUSES
-from facade.budget import agent_budget
-from facade.catalogue import catalogue_report
-from facade.conversations import delete_conversation
-from facade.core import Core
+from facade.reports import denylist
+from facade.access.approvals import card_view
+from facade.access.cards import STATUSES
+from facade.reports.budget import agent_budget
+from facade.reports.inventory import catalogue_report
+from facade.access.conversations import delete_conversation
+from facade.serving.service import Service
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
-from facade.identity import Principal, bearer_of, resolve_conversation
-from facade.toolsmd import render_tools_md
+from facade.access.identity import Principal, bearer_of, resolve_conversation
+from facade.reports.toolsmd import render_tools_md
 
-Handler = Callable[[Request, Core, Principal], Awaitable[Response]]
+Handler = Callable[[Request, Service, Principal], Awaitable[Response]]
 
 
 class ApiError(Exception):
@@ -52,8 +52,8 @@ class ApiRoute:
     tags: tuple[str, ...] = field(default=("api",))
 
 
-def authorize(core: Core, request: Request, route: ApiRoute) -> Principal:
-    principal = core.tokens.lookup(bearer_of(request.headers.get("authorization")))
+def authorize(service: Service, request: Request, route: ApiRoute) -> Principal:
+    principal = service.token_book.lookup(bearer_of(request.headers.get("authorization")))
     if principal is None:
         raise ApiError(401, "send 'Authorization: Bearer <operator token>' (FACADE_OPERATOR_TOKEN)")
     if principal.kind == "operator":
@@ -64,11 +64,11 @@ def authorize(core: Core, request: Request, route: ApiRoute) -> Principal:
     return principal
 
 
-def agent_param(core: Core, request: Request) -> Any:
+def agent_param(service: Service, request: Request) -> Any:
     name = request.path_params["agent"]
-    agent = core.agents.get(name)
+    agent = service.agents.get(name)
     if agent is None:
-        raise ApiError(404, f"unknown agent {name!r}; agents: {', '.join(sorted(core.agents))}")
+        raise ApiError(404, f"unknown agent {name!r}; agents: {', '.join(sorted(service.agents))}")
     return agent
 
 
@@ -77,7 +77,7 @@ def conversation_param(request: Request) -> str | None:
     return resolve_conversation(injected=request.query_params.get("conversation_id"), header=None, meta=None, session_id=None)
 
 
-async def list_agents(request: Request, core: Core, principal: Principal) -> Response:
+async def list_agents(request: Request, service: Service, principal: Principal) -> Response:
     return JSONResponse(
         {
             "agents": [
@@ -86,23 +86,23 @@ async def list_agents(request: Request, core: Core, principal: Principal) -> Res
                     "description": a.description,
                     "model": a.model,
                     "context_window": a.context_window,
-                    "modes": core.views.modes(a, None),
+                    "modes": service.views.modes(a, None),
                 }
-                for a in core.agents.values()
+                for a in service.agents.values()
             ]
         }
     )
 
 
-async def agent_tools(request: Request, core: Core, principal: Principal) -> Response:
-    agent = agent_param(core, request)
+async def agent_tools(request: Request, service: Service, principal: Principal) -> Response:
+    agent = agent_param(service, request)
     conversation = conversation_param(request)
-    served = core.served.serve(core.views.view(agent, conversation))
+    served = service.served.serve(service.views.view(agent, conversation))
     return JSONResponse(
         {
             "agent": agent.name,
             "conversation": conversation,
-            "modes": core.views.modes(agent, conversation),
+            "modes": service.views.modes(agent, conversation),
             "tool_count": len(served.names),
             "bytes": served.bytes,
             "sha256": served.sha256,
@@ -111,38 +111,38 @@ async def agent_tools(request: Request, core: Core, principal: Principal) -> Res
     )
 
 
-async def agent_denylist(request: Request, core: Core, principal: Principal) -> Response:
-    agent = agent_param(core, request)
+async def agent_denylist(request: Request, service: Service, principal: Principal) -> Response:
+    agent = agent_param(service, request)
     fmt = request.query_params.get("format", "openclaw")
     server = request.query_params.get("server_name", denylist.DEFAULT_SERVER_NAME)
     try:
-        text, value = denylist.render(core.views, agent, conversation_param(request), fmt, server)
+        text, value = denylist.render(service.views, agent, conversation_param(request), fmt, server)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
     return PlainTextResponse(text) if value is None else JSONResponse(value)
 
 
-async def agent_tools_md(request: Request, core: Core, principal: Principal) -> Response:
-    agent = agent_param(core, request)
-    text = render_tools_md(core.views, agent, conversation_param(request), core.settings.tools_template)
+async def agent_tools_md(request: Request, service: Service, principal: Principal) -> Response:
+    agent = agent_param(service, request)
+    text = render_tools_md(service.views, agent, conversation_param(request), service.settings.tools_template)
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
-async def agent_budget_route(request: Request, core: Core, principal: Principal) -> Response:
-    agent = agent_param(core, request)
+async def agent_budget_route(request: Request, service: Service, principal: Principal) -> Response:
+    agent = agent_param(service, request)
     return JSONResponse(
-        agent_budget(core.views, core.served, agent, conversation_param(request), base_tokens=core.settings.base_prompt_tokens)
+        agent_budget(service.views, service.served, agent, conversation_param(request), base_tokens=service.settings.base_prompt_tokens)
     )
 
 
-async def catalogue(request: Request, core: Core, principal: Principal) -> Response:
-    return JSONResponse(catalogue_report(core))
+async def catalogue(request: Request, service: Service, principal: Principal) -> Response:
+    return JSONResponse(catalogue_report(service))
 
 
-async def list_cards(request: Request, core: Core, principal: Principal) -> Response:
+async def list_cards(request: Request, service: Service, principal: Principal) -> Response:
     status = request.query_params.get("status", "pending")
     try:
-        cards = core.approvals.list(status)
+        cards = service.approvals.list(status)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
     return JSONResponse({"status": status, "cards": [card_view(c) for c in cards]})
@@ -172,28 +172,28 @@ def card_param(request: Request) -> int:
     return int(raw)
 
 
-async def approve_card(request: Request, core: Core, principal: Principal) -> Response:
+async def approve_card(request: Request, service: Service, principal: Principal) -> Response:
     actor, reason = await decision(request)
-    card = await core.approvals.approve(card_param(request), actor, reason)
+    card = await service.approvals.approve(card_param(request), actor, reason)
     return JSONResponse({"card": card_view(card)})
 
 
-async def deny_card(request: Request, core: Core, principal: Principal) -> Response:
+async def deny_card(request: Request, service: Service, principal: Principal) -> Response:
     actor, reason = await decision(request)
-    card = core.approvals.deny(card_param(request), actor, reason)
+    card = service.approvals.deny(card_param(request), actor, reason)
     return JSONResponse({"card": card_view(card)})
 
 
-async def delete_conversation_route(request: Request, core: Core, principal: Principal) -> Response:
+async def delete_conversation_route(request: Request, service: Service, principal: Principal) -> Response:
     conversation = request.path_params["conversation"]
-    return JSONResponse(delete_conversation(core, conversation, "operator"))
+    return JSONResponse(delete_conversation(service, conversation, "operator"))
 
 
-async def audit_log(request: Request, core: Core, principal: Principal) -> Response:
+async def audit_log(request: Request, service: Service, principal: Principal) -> Response:
     raw = request.query_params.get("limit", "200")
     if not raw.isdigit() or not 1 <= int(raw) <= 1000:
         raise ApiError(400, "limit must be a whole number from 1 to 1000")
-    return JSONResponse({"entries": core.audit.entries(int(raw))})
+    return JSONResponse({"entries": service.audit.entries(int(raw))})
 
 
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
@@ -257,12 +257,12 @@ ROUTES: list[ApiRoute] = [
 ]
 
 
-def starlette_routes(core: Core, routes: list[ApiRoute]) -> list[Route]:
+def starlette_routes(service: Service, routes: list[ApiRoute]) -> list[Route]:
     def endpoint(route: ApiRoute) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
             try:
-                principal = authorize(core, request, route)
-                return await route.handler(request, core, principal)
+                principal = authorize(service, request, route)
+                return await route.handler(request, service, principal)
             except ApiError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=exc.status)
             except NotFound as exc:

@@ -18,8 +18,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import facade
-from facade.conversations import sweep
-from facade.core import Core
+from facade.access.conversations import sweep
+from facade.serving.service import Service
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
 from facade.mcp.splice import Splice
@@ -36,24 +36,24 @@ LOOPBACK_SECURITY = TransportSecuritySettings(
 )
 
 
-def build_app(core: Core) -> Starlette:
+def build_app(service: Service) -> Starlette:
     fanout = Fanout()
-    server = build_mcp_server(core, fanout)
+    server = build_mcp_server(service, fanout)
     manager = StreamableHTTPSessionManager(
         app=server,
         # On loopback a browser page must not reach the server through a rebound DNS name.
-        security_settings=LOOPBACK_SECURITY if core.settings.on_loopback else None,
+        security_settings=LOOPBACK_SECURITY if service.settings.on_loopback else None,
         # BodyLimit answers first with a message that says what to change; this is a backstop.
-        max_request_body_size=core.settings.max_body_bytes + 1,
+        max_request_body_size=service.settings.max_body_bytes + 1,
     )
 
     async def healthz(_: Request) -> JSONResponse:
         try:
-            await anyio.to_thread.run_sync(_ping_database, core)
+            await anyio.to_thread.run_sync(_ping_database, service)
         except Exception:
             return JSONResponse({"status": "degraded", "database": "unreachable"}, status_code=503)
         return JSONResponse(
-            {"status": "ok", "database": "ok", "capabilities": len(core.registry), "agents": sorted(core.agents)}
+            {"status": "ok", "database": "ok", "capabilities": len(service.registry), "agents": sorted(service.agents)}
         )
 
     spec = openapi(ROUTES, facade.__version__)
@@ -64,38 +64,38 @@ def build_app(core: Core) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         fanout.start()
-        unsubscribe = core.changes.subscribe(fanout.changed)
+        unsubscribe = service.changes.subscribe(fanout.changed)
         async with manager.run(), anyio.create_task_group() as background:
-            background.start_soon(sweep_forever, core)
-            background.start_soon(core.changes.run)
+            background.start_soon(sweep_forever, service)
+            background.start_soon(service.changes.run)
             yield
             background.cancel_scope.cancel()
         unsubscribe()
-        core.trace.close()
+        service.trace.close()
 
     return Starlette(
         routes=[
             Route("/mcp", endpoint=Splice(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             Route("/openapi.json", openapi_json),
-            *starlette_routes(core, ROUTES),
-            *dashboard_routes(core),
+            *starlette_routes(service, ROUTES),
+            *dashboard_routes(service),
         ],
-        middleware=[Middleware(BodyLimit, max_bytes=core.settings.max_body_bytes)],
+        middleware=[Middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)],
         lifespan=lifespan,
     )
 
 
-async def sweep_forever(core: Core) -> None:
+async def sweep_forever(service: Service) -> None:
     """Expire elevations and cards whose time has passed, and tell their conversations."""
     while True:
-        await anyio.sleep(core.settings.sweep_seconds)
+        await anyio.sleep(service.settings.sweep_seconds)
         try:
-            await anyio.to_thread.run_sync(sweep, core)
+            await anyio.to_thread.run_sync(sweep, service)
         except Exception:  # a sweep that fails (the database or Redis away) is retried next time
             log.warning("sweep.failed", exc_info=True)
 
 
-def _ping_database(core: Core) -> None:
-    with core.engine.connect() as connection:
+def _ping_database(service: Service) -> None:
+    with service.engine.connect() as connection:
         connection.execute(text("SELECT 1"))

@@ -21,11 +21,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from facade.approvals import card_view
-from facade.budget import agent_budget
-from facade.core import Core
+from facade.access.approvals import card_view
+from facade.reports.budget import agent_budget
+from facade.serving.service import Service
 from facade.errors import FacadeError
-from facade.identity import DEV_OPERATOR_TOKEN, accepted_operator_token
+from facade.access.identity import DEV_OPERATOR_TOKEN, accepted_operator_token
 
 COOKIE = "facade_session"
 SESSION_SECONDS = 12 * 3600
@@ -63,16 +63,16 @@ class Signer:
         return bool(token) and hmac.compare_digest(self.csrf(cookie), token or "")
 
 
-def dashboard_routes(core: Core) -> list[Route]:
-    operator = accepted_operator_token(core.settings.operator_token, on_loopback=core.settings.on_loopback)
+def dashboard_routes(service: Service) -> list[Route]:
+    operator = accepted_operator_token(service.settings.operator_token, on_loopback=service.settings.on_loopback)
     signer = Signer(operator) if operator else None
-    secure = core.settings.public_url.startswith("https")
+    secure = service.settings.public_url.startswith("https")
 
     def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(TEMPLATES.get_template(name).render(**context), status_code=status)
 
     def login_page(error: str = "", status: int = 200) -> HTMLResponse:
-        hint = DEV_OPERATOR_TOKEN if core.settings.on_loopback and not core.settings.operator_token else ""
+        hint = DEV_OPERATOR_TOKEN if service.settings.on_loopback and not service.settings.operator_token else ""
         return render("login.html", status, error=error, dev_hint=hint)
 
     def signed_in(request: Request) -> str | None:
@@ -89,13 +89,13 @@ def dashboard_routes(core: Core) -> list[Route]:
             csrf=signer.csrf(cookie),
             flash=request.query_params.get("flash", ""),
             flash_error=request.query_params.get("error") == "1",
-            **overview(core),
+            **overview(service),
         )
 
     async def login(request: Request) -> Response:
         form = await request.form()
         token = str(form.get("token", ""))
-        principal = core.tokens.lookup(token)
+        principal = service.token_book.lookup(token)
         if signer is None or principal is None or principal.kind != "operator":
             return login_page("That is not the operator token; nothing was signed in.", 401)
         response = RedirectResponse("/dashboard", status_code=303)
@@ -131,9 +131,9 @@ def dashboard_routes(core: Core) -> list[Route]:
         reason = form.get("reason", "").strip()[:2000]
         try:
             if decision == "approve":
-                card = await core.approvals.approve(int(raw), "operator:dashboard", reason)
+                card = await service.approvals.approve(int(raw), "operator:dashboard", reason)
             else:
-                card = core.approvals.deny(int(raw), "operator:dashboard", reason)
+                card = service.approvals.deny(int(raw), "operator:dashboard", reason)
         except FacadeError as exc:
             return _back(str(exc), error=True)
         outcome = card.outcome or {}
@@ -154,16 +154,16 @@ def _back(message: str, *, error: bool = False) -> RedirectResponse:
     return RedirectResponse(f"/dashboard?flash={quote(message)}{'&error=1' if error else ''}", status_code=303)
 
 
-def overview(core: Core) -> dict[str, Any]:
+def overview(service: Service) -> dict[str, Any]:
     """What the dashboard shows: pending cards with the mode they would change, the agents'
     default modes, the conversations elevated by approved cards, and recent decisions."""
     now = time.time()
     pending = []
-    for card in core.approvals.list("pending"):
+    for card in service.approvals.list("pending"):
         view = card_view(card)
-        agent = core.agents.get(card.agent)
+        agent = service.agents.get(card.agent)
         domain = card.arguments.get("domain")
-        modes = core.views.modes(agent, card.conversation) if agent else {}
+        modes = service.views.modes(agent, card.conversation) if agent else {}
         view.update(
             age=_age(now - card.created_at),
             arguments_text=json.dumps(card.arguments)[:300],
@@ -171,24 +171,24 @@ def overview(core: Core) -> dict[str, Any]:
         )
         pending.append(view)
     elevated, seen = [], set()
-    for card in core.approvals.list("approved"):
+    for card in service.approvals.list("approved"):
         key = (card.agent, card.conversation)
-        agent = core.agents.get(card.agent)
+        agent = service.agents.get(card.agent)
         if card.tool != "skills.elevate" or key in seen or agent is None:
             continue
         seen.add(key)
-        modes = core.views.modes(agent, card.conversation)
-        if modes != core.views.modes(agent, None):
+        modes = service.views.modes(agent, card.conversation)
+        if modes != service.views.modes(agent, None):
             elevated.append({"agent": card.agent, "conversation": card.conversation, "modes": modes})
     agents = [
-        {"name": a.name, "model": a.model, "modes": core.views.modes(a, None)} for a in core.agents.values()
+        {"name": a.name, "model": a.model, "modes": service.views.modes(a, None)} for a in service.agents.values()
     ]
-    base = core.settings.base_prompt_tokens
-    budgets = [bar(agent_budget(core.views, core.served, a, None, base_tokens=base)) for a in core.agents.values()]
+    base = service.settings.base_prompt_tokens
+    budgets = [bar(agent_budget(service.views, service.served, a, None, base_tokens=base)) for a in service.agents.values()]
     for row in elevated:
-        report = agent_budget(core.views, core.served, core.agents[row["agent"]], row["conversation"], base_tokens=base)
+        report = agent_budget(service.views, service.served, service.agents[row["agent"]], row["conversation"], base_tokens=base)
         row["budget"] = bar(report)
-    return {"pending": pending, "agents": agents, "elevated": elevated, "audit": core.audit.entries(20), "budgets": budgets}
+    return {"pending": pending, "agents": agents, "elevated": elevated, "audit": service.audit.entries(20), "budgets": budgets}
 
 
 def bar(report: dict[str, Any]) -> dict[str, Any]:

@@ -18,12 +18,13 @@ from alembic import command
 from sqlalchemy import Engine, create_engine, func, inspect, select, text
 from sqlalchemy.exc import OperationalError
 
-from facade.capability import IDENTITY_FIELDS, CallContext, Capability
-from facade.db import Base, make_engine, session_factory
-from facade.domain import Domain
+from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.kit.db import Base
+from facade.serving.database import make_engine, session_factory
+from facade.kit.domain import Domain
 from facade.kit import Unavailable
-from facade.migrate import alembic_config, upgrade
-from facade.registry import Registry
+from facade.serving.migrate import alembic_config, upgrade
+from facade.catalogue.registry import Registry
 from tests.support import POSTGRES_ADMIN_URL, need_service
 
 # The server fills the identity fields before validating; handlers never see a token.

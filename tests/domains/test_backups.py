@@ -20,7 +20,7 @@ from sqlalchemy import Engine, select
 from domains.backups import domain
 from domains.backups.seed import DOCUMENTS_BEFORE
 from domains.backups.tables import Job, Run, RunFile
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 

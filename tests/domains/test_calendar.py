@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func, select
 
 from domains.calendar import domain
 from domains.calendar.tables import Event
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract
 

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, select
 
 from domains.dns import domain, resolver, rules
 from domains.dns.tables import Change, Record, Zone
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 

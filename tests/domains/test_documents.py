@@ -18,8 +18,8 @@ from sqlalchemy import Engine, select
 from domains.documents import domain
 from domains.documents.seed import FILES
 from domains.documents.tables import Document, Tag
-from facade.db import session_factory
-from facade.domain import tier_for
+from facade.serving.database import session_factory
+from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
 

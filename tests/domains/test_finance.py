@@ -21,7 +21,7 @@ from sqlalchemy import Engine, func, select
 from domains.finance import domain
 from domains.finance.document_tables import Invoice
 from domains.finance.tables import JournalEntry
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, sqlite_engine
 

@@ -19,7 +19,7 @@ from sqlalchemy import Engine, select
 
 from domains.hosts import domain
 from domains.hosts.tables import Host, HostTag, Probe
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 from tests.support import free_port

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from domains.inventory import domain
 from domains.inventory.tables import Movement, PurchaseOrderLine, Stock
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract
 

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, select
 
 from domains.mail import domain
 from domains.mail.tables import Folder, Message, Thread
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
 from tests.domains import harness
 from tests.domains.harness import DomainHarness, MigrationContract

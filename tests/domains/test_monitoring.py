@@ -24,7 +24,7 @@ from sqlalchemy import Engine, select
 
 from domains.monitoring import domain
 from domains.monitoring.tables import Alert, Check, Result, Sample
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, count
 

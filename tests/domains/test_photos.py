@@ -20,8 +20,8 @@ from sqlalchemy import Engine, select
 from domains.photos import domain
 from domains.photos.seed import PHOTOS
 from domains.photos.tables import AlbumPhoto, Photo
-from facade.db import session_factory
-from facade.domain import tier_for
+from facade.serving.database import session_factory
+from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
 

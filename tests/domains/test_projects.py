@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 
 from domains.projects import domain
 from domains.projects.tables import Assignment, Comment, Milestone, Project, Task
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
 

@@ -21,7 +21,7 @@ from sqlalchemy import Engine, func, select
 
 from domains.services import domain
 from domains.services.tables import Service, ServiceEvent
-from facade.db import session_factory
+from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
 from tests.domains.harness import DomainHarness, MigrationContract, postgres_schemas, sqlite_engine
 from tests.support import free_port

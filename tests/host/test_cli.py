@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from facade.host.cli import chat, run
+from facade.host.commands import chat, run
 from facade.host.session import Session
 from facade.host.testing import ScriptedModel, call, say
 from tests.support import DEV, ServerProcess, base_env, free_port

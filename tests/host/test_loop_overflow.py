@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from facade.host.cli import run
+from facade.host.commands import run
 from facade.host.compaction import CompactionConfig, is_summary
 from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED
 from facade.host.providers import CONTEXT_LENGTH, ModelRequest, ProviderError

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from facade.host.names import ToolNameError, from_provider, to_provider
 
 PROVIDER_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # OpenAI's and Anthropic's tool-name pattern

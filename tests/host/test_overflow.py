@@ -1,4 +1,4 @@
-"""Recognising a server's refusal of a too-long prompt (facade.host.providers.overflow), from the
+"""Recognising a server's refusal of a too-long prompt (facade.host.providers.refusals), from the
 recorded errors of OpenAI, the llama.cpp server and Anthropic, through the adapters that meet
 them; and what the host learns from one (facade.host.overflow)."""
 
@@ -13,7 +13,7 @@ from facade.host.compaction import CompactionConfig
 from facade.host.overflow import NOTHING_TO_COMPACT, LearnedWindow, gave_up, refused_window
 from facade.host.providers import CONTEXT_LENGTH, FencedProvider, ProviderError
 from facade.host.providers.http import CONTEXT_HINT, http_failure
-from facade.host.providers.overflow import Overflow, overflow
+from facade.host.providers.refusals import Overflow, overflow
 from facade.host.usage import COMPACTION, ModelCall, Usage
 from tests.host.test_providers import Recorder, anthropic, conversation, openai, wire
 

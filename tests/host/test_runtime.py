@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from facade.host.cli import run
+from facade.host.commands import run
 from facade.host.providers import AnthropicProvider, FencedProvider, OpenAIProvider, Provider
 from facade.host.providers.fenced import PROTOCOL
 from facade.host.runtime import AgentFolderError, read_agent

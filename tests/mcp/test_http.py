@@ -9,8 +9,8 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from facade.calls import unknown_tool_message
-from facade.discovery import discover
+from facade.serving.calls import unknown_tool_message
+from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, mcp_client, raw_call, text_of
 
 pytestmark = pytest.mark.anyio

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from facade.calls import unknown_tool_message
-from facade.discovery import discover
+from facade.serving.calls import unknown_tool_message
+from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
 
 pytestmark = pytest.mark.anyio

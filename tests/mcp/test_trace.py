@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from facade.schema import compact_json
+from facade.catalogue.schema import compact_json
 from tests.support import DEV, ServerProcess, base_env, mcp_client, raw_list
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, need_service
 from tests.test_elevation import api
 

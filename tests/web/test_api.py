@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx2
 import pytest
 
-from facade.discovery import discover
+from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, mcp_client
 
 REGISTRY = discover()

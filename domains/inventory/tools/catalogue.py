@@ -1,5 +1,5 @@
 """Capabilities of the catalogue: categories, suppliers, warehouses, locations and items.
-Plain records are data-driven (facade.records); the item's reads are written out because they
+Plain records are data-driven (facade.kit.records); the item's reads are written out because they
 carry its stock."""
 
 from __future__ import annotations

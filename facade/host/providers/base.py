@@ -112,7 +112,7 @@ class ProviderError(RuntimeError):
 
     Attributes:
         kind: `context_length` when the server refused the prompt as too long for its window
-            (facade.host.providers.overflow recognises it); None for every other failure.
+            (facade.host.providers.refusals recognises it); None for every other failure.
         window: the context size the server said it runs, in its own tokens; None when it did
             not say (or the error is of another kind).
         prompt_tokens: the refused prompt as the server counted it; None when it did not say.

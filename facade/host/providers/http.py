@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 
 from facade.host.providers.base import CONTEXT_LENGTH, ProviderError
-from facade.host.providers.overflow import overflow
+from facade.host.providers.refusals import overflow
 
 
 async def post_json(

@@ -1,0 +1,166 @@
+"""Who is calling, and in which conversation: the one place both are resolved (DESIGN "Identity").
+
+Tokens are looked up by their SHA-256 digest, so no token is kept in a dict key, a log line or an
+error message; a message names the token's source (header, argument), never its value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from facade.catalogue.agents import DEV_TOKEN_PREFIX, Agent
+from facade.errors import ConfigError, IdentityError
+
+PrincipalKind = Literal["agent", "runtime", "operator"]
+DEV_RUNTIME_TOKEN = f"{DEV_TOKEN_PREFIX}runtime"
+DEV_OPERATOR_TOKEN = f"{DEV_TOKEN_PREFIX}operator"
+CONVERSATION_HEADER = "x-conversation-id"
+CONVERSATION_META_KEY = "conversation_id"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """A known token's owner: an agent, a multi-agent runtime, or an operator."""
+
+    kind: PrincipalKind
+    agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The agent a call acts for, and whether it came through a runtime's shared connection."""
+
+    agent: str
+    via_runtime: bool = False
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+class TokenBook:
+    """Every accepted token and its owner.
+
+    Development tokens (`facade-dev-…`) are accepted only when the server listens on loopback;
+    elsewhere an agent without its `token_env` set simply cannot connect. The anonymous agent
+    (`FACADE_ANONYMOUS_AGENT`) is the same kind of loopback-only convenience: it lets a client
+    that cannot send a header (the official conformance suite) be one agent.
+    """
+
+    def __init__(
+        self,
+        agents: Mapping[str, Agent],
+        *,
+        runtime_tokens: Iterable[str] = (),
+        operator_token: str | None = None,
+        on_loopback: bool,
+        anonymous_agent: str | None = None,
+    ) -> None:
+        self.anonymous_agent = _checked_anonymous(anonymous_agent or None, agents, on_loopback=on_loopback)
+        self._owners: dict[bytes, Principal] = {}
+        for agent in agents.values():
+            if on_loopback or not agent.dev_token:
+                self._owners[_digest(agent.token)] = Principal("agent", agent.name)
+        runtime = list(runtime_tokens) or ([DEV_RUNTIME_TOKEN] if on_loopback else [])
+        for token in runtime:
+            self._owners[_digest(token)] = Principal("runtime")
+        operator = accepted_operator_token(operator_token, on_loopback=on_loopback)
+        if operator:
+            self._owners[_digest(operator)] = Principal("operator")
+
+    def lookup(self, token: str | None) -> Principal | None:
+        return self._owners.get(_digest(token)) if token else None
+
+
+def accepted_operator_token(configured: str | None, *, on_loopback: bool) -> str | None:
+    """The operator token a server accepts: the configured one, else the development token while
+    it listens on loopback, else none (the operator API and dashboard then admit no one)."""
+    return configured or (DEV_OPERATOR_TOKEN if on_loopback else None)
+
+
+def _checked_anonymous(name: str | None, agents: Mapping[str, Agent], *, on_loopback: bool) -> str | None:
+    if name is None:
+        return None
+    if not on_loopback:
+        raise ConfigError(
+            f"the anonymous agent {name!r} (FACADE_ANONYMOUS_AGENT, --anonymous-agent) lets any request "
+            "without a token act as that agent, so it works only while the server listens on loopback "
+            "(FACADE_HOST=127.0.0.1, ::1 or localhost); unset it, or listen on loopback"
+        )
+    if name not in agents:
+        raise ConfigError(
+            f"the anonymous agent (FACADE_ANONYMOUS_AGENT, --anonymous-agent) is {name!r}, which is not an "
+            f"agent here; agents: {', '.join(sorted(agents))}"
+        )
+    return name
+
+
+def bearer_of(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer …` header, or None when there is none."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def resolve_caller(book: TokenBook, *, bearer: str | None, injected: str | None) -> Caller:
+    """The transport's bearer wins; an injected `auth_token` that disagrees with an agent's
+    bearer is ignored. A runtime's bearer needs the agent's token injected into the call. With
+    neither, the anonymous agent when one is set; an injected token that is wrong stays wrong."""
+    if bearer is not None:
+        principal = book.lookup(bearer)
+        if principal is None:
+            raise IdentityError("the Authorization bearer token is not known to this server; nothing was run")
+        if principal.kind == "agent":
+            assert principal.agent is not None
+            return Caller(principal.agent)
+        if principal.kind == "operator":
+            raise IdentityError("the operator token cannot call tools; connect with an agent or runtime token")
+        agent = book.lookup(injected)
+        if agent is None or agent.kind != "agent" or agent.agent is None:
+            raise IdentityError(
+                "this connection presents a runtime token, so every call must carry the agent's own "
+                "auth_token (the host-side identity hook injects it); it was "
+                + ("missing" if not injected else "not a known agent token")
+            )
+        return Caller(agent.agent, via_runtime=True)
+    if not injected and book.anonymous_agent is not None:
+        return Caller(book.anonymous_agent)
+    principal = book.lookup(injected)
+    if principal is None or principal.kind != "agent" or principal.agent is None:
+        raise IdentityError(
+            "no agent token: send 'Authorization: Bearer <agent token>' or inject auth_token "
+            "with the host-side hook; nothing was run"
+        )
+    return Caller(principal.agent)
+
+
+def resolve_listing(book: TokenBook, bearer: str | None) -> Principal:
+    """Who a `tools/list` is for: an agent (its view) or a runtime (the whole catalogue)."""
+    if bearer is None and book.anonymous_agent is not None:
+        return Principal("agent", book.anonymous_agent)
+    principal = book.lookup(bearer)
+    if principal is None or principal.kind == "operator":
+        raise IdentityError(
+            "tools/list needs 'Authorization: Bearer <token>' with an agent or runtime token"
+            + ("" if bearer is None else "; the one sent is not accepted here")
+        )
+    return principal
+
+
+def resolve_conversation(
+    *,
+    injected: str | None,
+    header: str | None,
+    meta: Mapping[str, object] | None,
+    session_id: str | None,
+) -> str | None:
+    """Injected `conversation_id`, else `X-Conversation-Id`, else `_meta`, else the session id."""
+    from_meta = meta.get(CONVERSATION_META_KEY) if meta else None
+    for candidate in (injected, header, from_meta, session_id):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()[:200]
+    return None

@@ -1,0 +1,87 @@
+"""The facade's answer to "what can I do here?" for one agent in one conversation — the
+server-side half of the `skills` domain, computed from the same views that list and enforce."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import time
+from collections.abc import Callable
+
+from facade.catalogue.agents import Agent
+from facade.access.approvals import Approvals, card_view
+from facade.kit.capability import Capability
+from facade.access.elevation import DEFAULT_TTL_SECONDS
+from facade.errors import Forbidden, InvalidRequest
+from facade.catalogue.schema import announced_tool
+from facade.catalogue.views import Views
+
+
+class AgentSelfService:
+    """`facade.kit.capability.SelfService` for `agent` in `conversation`.
+
+    `on_granted` is given only to the run of a call an operator approved: no other call can
+    grant an elevation, whatever its handler does.
+    """
+
+    def __init__(
+        self,
+        views: Views,
+        agent: Agent,
+        conversation: str | None,
+        approvals: Approvals | None = None,
+        *,
+        on_granted: Callable[[str, str], None] | None = None,
+        elevation_ttl: float = DEFAULT_TTL_SECONDS,
+    ) -> None:
+        self.views = views
+        self.agent = agent
+        self.conversation = conversation
+        self.approvals = approvals
+        self.on_granted = on_granted
+        self.elevation_ttl = elevation_ttl
+
+    def apps(self) -> list[dict[str, Any]]:
+        rows = []
+        for app in self.views.apps(self.agent, self.conversation):
+            tiers = [c.tier for c in app.domain.capabilities]
+            rows.append(
+                {
+                    "app": app.domain.name,
+                    "description": app.domain.description,
+                    "mode": app.mode,
+                    "tools_now": len(app.tools),
+                    "core_tools": tiers.count("core"),
+                    "full_tools": tiers.count("full"),
+                }
+            )
+        return rows
+
+    def catalogue(self) -> list[Capability]:
+        return [c for c in self.views.registry if c.domain in self.agent.apps]
+
+    def visible(self, name: str) -> bool:
+        capability = self.views.registry.get(name)
+        return capability is not None and self.views.allows(self.agent, self.conversation, capability)
+
+    def describe(self, name: str) -> dict[str, Any] | None:
+        capability = self.views.registry.get(name)
+        if capability is None or capability.domain not in self.agent.apps:
+            return None
+        return announced_tool(capability)
+
+    def grant_elevation(self, domain: str) -> float:
+        if self.on_granted is None:
+            raise Forbidden("an elevation is granted only by an operator approving a skills.elevate card")
+        if self.conversation is None:
+            raise InvalidRequest("an elevation belongs to a conversation; this call has none")
+        if domain not in self.agent.apps:
+            raise InvalidRequest(f"{domain} is not one of your apps")
+        self.views.elevations.grant(self.agent.name, self.conversation, domain, self.elevation_ttl)
+        self.on_granted(self.agent.name, self.conversation)
+        return time.time() + self.elevation_ttl
+
+    def card(self, card_id: int) -> dict[str, object]:
+        if self.approvals is None:
+            raise InvalidRequest("approval cards are not available on this server")
+        return card_view(self.approvals.for_agent(card_id, self.agent.name, self.conversation))

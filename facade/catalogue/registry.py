@@ -1,0 +1,60 @@
+"""The one registry every capability lives in, and which every view iterates over."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from facade.kit.capability import Capability
+from facade.kit.domain import Domain
+from facade.errors import RegistryError
+
+
+class Registry:
+    """Domains and their capabilities by name, in registration order."""
+
+    def __init__(self, domains: Iterable[Domain] = ()) -> None:
+        self._domains: dict[str, Domain] = {}
+        self._capabilities: dict[str, Capability] = {}
+        for domain in domains:
+            self.add_domain(domain)
+
+    def add_domain(self, domain: Domain) -> None:
+        """Register a domain; a clash or a capability outside its prefix names the offender."""
+        if domain.name in self._domains:
+            if self._domains[domain.name] is domain:
+                return
+            raise RegistryError(f"domain {domain.name!r} is registered twice (by two different modules)")
+        problems: list[str] = []
+        seen: set[str] = set()
+        for cap in domain.capabilities:
+            if cap.domain != domain.name:
+                problems.append(f"capability {cap.name!r} is declared in domain {domain.name!r}")
+            elif cap.name in seen or cap.name in self._capabilities:
+                problems.append(f"capability {cap.name!r} is declared twice")
+            seen.add(cap.name)
+        if not domain.capabilities:
+            problems.append(f"domain {domain.name!r} declares no capabilities")
+        if problems:
+            raise RegistryError("; ".join(problems))
+        self._domains[domain.name] = domain
+        for cap in domain.capabilities:
+            self._capabilities[cap.name] = cap
+
+    def get(self, name: str) -> Capability | None:
+        return self._capabilities.get(name)
+
+    def domain(self, name: str) -> Domain | None:
+        return self._domains.get(name)
+
+    @property
+    def domains(self) -> dict[str, Domain]:
+        return dict(self._domains)
+
+    def __iter__(self) -> Iterator[Capability]:
+        return iter(self._capabilities.values())
+
+    def __len__(self) -> int:
+        return len(self._capabilities)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._capabilities

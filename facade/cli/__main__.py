@@ -1,0 +1,3 @@
+from facade.cli.main import main
+
+main()

@@ -1,0 +1,364 @@
+"""`facade …`: the command line. Errors reach a person as one line that says what to change."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from facade.errors import FacadeError
+from facade.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Facade: an MCP tool-catalogue server.")
+db_app = typer.Typer(no_args_is_help=True, help="The database.")
+app.add_typer(db_app, name="db")
+cards_app = typer.Typer(no_args_is_help=True, help="Approval cards on a running server (FACADE_URL, FACADE_OPERATOR_TOKEN).")
+app.add_typer(cards_app, name="cards")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(func: F) -> F:
+    """Turn a FacadeError into `error: …` and exit code 2, never a traceback."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FacadeError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _settings(**overrides: Any) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except Exception as exc:  # pydantic's message names the variable and the problem
+        typer.echo(f"error: invalid setting: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+@friendly
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (FACADE_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (FACADE_PORT, default 8765).")] = None,
+    anonymous_agent: Annotated[
+        str | None,
+        typer.Option(help="Loopback only: requests without a token act as this agent (FACADE_ANONYMOUS_AGENT).", show_default=False),
+    ] = None,
+) -> None:
+    """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
+    import uvicorn
+
+    from facade.serving.service import build_service, prepare_database
+    from facade.logs import configure_logging
+    from facade.web.app import build_app
+
+    settings = _settings(host=host, port=port, anonymous_agent=anonymous_agent)
+    configure_logging(settings.log_json)
+    service = build_service(settings)
+    prepare_database(service)
+    typer.echo(
+        f"facade: {len(service.registry)} capabilities in {len(service.registry.domains)} domains, "
+        f"agents {', '.join(sorted(service.agents))}; MCP at http://{settings.host}:{settings.port}/mcp",
+        err=True,
+    )
+    uvicorn.run(build_app(service), host=settings.host, port=settings.port, log_level="warning", lifespan="on")
+
+
+@app.command()
+@friendly
+def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this connection is.")]) -> None:
+    """Serve MCP over stdin/stdout as one agent (for desktop clients)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from facade.reports.inventory import agent_of
+    from facade.serving.service import build_service, prepare_database
+    from facade.logs import configure_logging
+    from facade.mcp.fanout import Fanout
+    from facade.mcp.server import build_mcp_server
+
+    settings = _settings()
+    configure_logging(True if settings.log_json is None else settings.log_json)
+    service = build_service(settings)
+    agent = agent_of(service, agent).name
+    prepare_database(service)
+    fanout = Fanout()
+    server = build_mcp_server(service, fanout, fixed_agent=agent)
+
+    async def run() -> None:
+        fanout.start()
+        service.changes.subscribe(fanout.changed)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+@app.command()
+@friendly
+def bridge(
+    url: Annotated[str, typer.Option(envvar="FACADE_URL", help="The facade's MCP endpoint.")] = "http://127.0.0.1:8765/mcp",
+    token: Annotated[str | None, typer.Option(envvar="FACADE_TOKEN", help="The agent's token.", show_default=False)] = None,
+    conversation: Annotated[
+        str | None, typer.Option(envvar="FACADE_CONVERSATION_ID", help="Conversation id (default: one per process).")
+    ] = None,
+) -> None:
+    """Proxy stdio MCP to a facade over HTTP, injecting the agent's identity into every call."""
+    from facade.cli.bridge import run_bridge
+    from facade.logs import configure_logging
+
+    configure_logging(True)
+    if not token:
+        raise FacadeError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
+    run_bridge(url, token, conversation)
+
+
+@app.command()
+@friendly
+def catalogue(
+    agent: Annotated[str | None, typer.Option(help="Show this agent's view.")] = None,
+    conversation: Annotated[str | None, typer.Option(help="In this conversation (elevations count).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """The catalogue: per-domain counts by tier, or one agent's view."""
+    from facade.reports.inventory import catalogue_report, render_report
+    from facade.serving.service import build_service
+
+    service = build_service(_settings())
+    report = catalogue_report(service, agent, conversation)
+    typer.echo(json.dumps(report, indent=2) if as_json else render_report(report))
+
+
+@app.command()
+@friendly
+def denylist(
+    agent: Annotated[str, typer.Argument(help="The agent whose hidden tools to list.")],
+    fmt: Annotated[str, typer.Option("--format", help="openclaw | json | lines")] = "openclaw",
+    server_name: Annotated[str, typer.Option(help="The MCP server's name in the runtime's config.")] = "facade",
+    conversation: Annotated[str | None, typer.Option(help="In this conversation.")] = None,
+) -> None:
+    """The tools a runtime must hide from AGENT, named as the runtime names them."""
+    from facade.reports import denylist as deny
+    from facade.reports.inventory import agent_of
+    from facade.serving.service import build_service
+
+    service = build_service(_settings())
+    text, _ = deny.render(service.views, agent_of(service, agent), conversation, fmt, server_name)
+    typer.echo(text, nl=False)
+
+
+@app.command()
+@friendly
+def budget(
+    agent: Annotated[str, typer.Argument(help="The agent to measure.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """How full AGENT's context window is by default: base, system prompt, apps, free."""
+    from facade.reports.budget import agent_budget, render_budget
+    from facade.reports.inventory import agent_of
+    from facade.serving.service import build_service
+
+    service = build_service(_settings())
+    report = agent_budget(service.views, service.served, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
+    typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
+
+
+@app.command("tools-md")
+@friendly
+def tools_md(
+    agent: Annotated[str, typer.Argument(help="The agent to render TOOLS.md for.")],
+    write: Annotated[bool, typer.Option("--write", help="Write agents/<name>/TOOLS.md instead of printing.")] = False,
+) -> None:
+    """Render TOOLS.md.j2 for AGENT."""
+    from facade.reports.inventory import agent_of
+    from facade.serving.service import build_service
+    from facade.reports.toolsmd import render_tools_md, write_tools_md
+
+    service = build_service(_settings())
+    target = agent_of(service, agent)
+    if write:
+        typer.echo(f"wrote {write_tools_md(service.views, target, service.settings.tools_template)}")
+    else:
+        typer.echo(render_tools_md(service.views, target, None, service.settings.tools_template), nl=False)
+
+
+@app.command()
+@friendly
+def check(
+    budget: Annotated[str, typer.Option(help="The budget file.")] = "catalogue-budget.toml",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """The CI catalogue gate: budgets, floors, description lint and agreement of every surface."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from facade.reports.check import load_budget, render_check, run_check
+    from facade.serving.service import build_service
+
+    service = build_service(_settings())
+    report = run_check(service, load_budget(Path(budget)))
+    if as_json:
+        rows = [asdict(r) | {"budget": r.budget.model_dump() if r.budget else None} for r in report.rows]
+        typer.echo(json.dumps({"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems}, indent=2))
+    else:
+        typer.echo(render_check(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+URL_OPTION = typer.Option("--url", help="The server (FACADE_URL; default http://127.0.0.1:8765).")
+
+
+def _host_options(
+    url: str | None,
+    token: str | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    mode: str,
+    session: str | None,
+    allow: list[str] | None,
+    deny: list[str] | None,
+    ask: list[str] | None,
+    default: str,
+    max_steps: int | None,
+    history_budget: int,
+) -> dict[str, Any]:
+    return {
+        "url": url, "token": token, "provider": provider, "model": model, "base_url": base_url,
+        "api_key": api_key, "mode": mode, "session": session, "allow": allow or [], "deny": deny or [],
+        "ask": ask or [], "default": default, "max_steps": max_steps, "history_budget": history_budget,
+    }
+
+
+HostUrl = Annotated[str | None, typer.Option("--url", envvar="FACADE_URL", help="The facade's MCP endpoint.")]
+HostToken = Annotated[str | None, typer.Option(help="The agent's token (default: its token_env, then the dev token).")]
+HostProvider = Annotated[str | None, typer.Option(help="openai | anthropic | fenced (FACADE_HOST_PROVIDER).")]
+HostModel = Annotated[str | None, typer.Option(help="The model (FACADE_HOST_MODEL, else agent.toml's).")]
+HostBase = Annotated[str | None, typer.Option(help="The provider's base URL (FACADE_HOST_BASE_URL).")]
+HostKey = Annotated[str | None, typer.Option(help="The provider's API key (FACADE_HOST_API_KEY).")]
+HostMode = Annotated[str, typer.Option(help="MCP protocol era: auto | legacy.")]
+HostSession = Annotated[str | None, typer.Option(help="Resume this session id.")]
+HostAllow = Annotated[list[str] | None, typer.Option(help="Allow tools matching this glob (repeatable).")]
+HostDeny = Annotated[list[str] | None, typer.Option(help="Deny tools matching this glob (repeatable).")]
+HostAsk = Annotated[list[str] | None, typer.Option(help="Ask before tools matching this glob (repeatable).")]
+HostDefault = Annotated[str, typer.Option(help="allow | deny | prompt for tools no rule names.")]
+HostSteps = Annotated[int | None, typer.Option(help="The step cap (default 16 native, 6 fenced).")]
+HostBudget = Annotated[int, typer.Option(help="Tokens of history sent per model call.")]
+
+
+@app.command()
+def chat(
+    agent: Annotated[str, typer.Argument(help="The agent to be.")],
+    url: HostUrl = None, token: HostToken = None, provider: HostProvider = None, model: HostModel = None,
+    base_url: HostBase = None, api_key: HostKey = None, mode: HostMode = "auto", session: HostSession = None,
+    allow: HostAllow = None, deny: HostDeny = None, ask: HostAsk = None, default: HostDefault = "allow",
+    max_steps: HostSteps = None, history_budget: HostBudget = 5000,
+) -> None:
+    """Talk with AGENT through the facade (the reference host, interactive)."""
+    from facade.host import cli as host
+
+    opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
+    raise typer.Exit(host.chat(agent, **opts))
+
+
+@app.command()
+def run(
+    agent: Annotated[str, typer.Argument(help="The agent to be.")],
+    prompt: Annotated[str, typer.Argument(help="The request.")],
+    url: HostUrl = None, token: HostToken = None, provider: HostProvider = None, model: HostModel = None,
+    base_url: HostBase = None, api_key: HostKey = None, mode: HostMode = "auto", session: HostSession = None,
+    allow: HostAllow = None, deny: HostDeny = None, ask: HostAsk = None, default: HostDefault = "allow",
+    max_steps: HostSteps = None, history_budget: HostBudget = 5000,
+    usage: Annotated[bool, typer.Option("--usage", help="Print token usage after the answer.")] = False,
+) -> None:
+    """Run one request as AGENT through the facade and print the answer (the reference host)."""
+    from facade.host import cli as host
+
+    opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
+    raise typer.Exit(host.run(agent, prompt, show_usage=usage, **opts))
+
+
+@cards_app.command("list")
+@friendly
+def cards_list(
+    everything: Annotated[bool, typer.Option("--all", help="Every card and the audit log of decisions.")] = False,
+    status: Annotated[str, typer.Option(help="pending | approved | denied | expired | cancelled | all")] = "pending",
+    url: Annotated[str | None, URL_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List approval cards (pending by default)."""
+    from facade.cli.operator import OperatorClient, render_audit, render_cards
+
+    client = OperatorClient(url)
+    cards = client.cards("all" if everything else status)
+    audit = client.audit() if everything else None
+    if as_json:
+        typer.echo(json.dumps({"cards": cards, "audit": audit}, indent=2))
+        return
+    typer.echo(render_cards(cards))
+    if audit is not None:
+        typer.echo("\naudit (newest first)\n" + render_audit(audit))
+
+
+def _decide(decision: str, card_id: int, reason: str, by: str, url: str | None) -> None:
+    from facade.cli.operator import OperatorClient, render_cards
+
+    card = OperatorClient(url).decide(card_id, decision, reason, by)
+    typer.echo(render_cards([card]))
+    outcome = card.get("outcome")
+    if outcome is not None:
+        typer.echo(f"ran: {json.dumps(outcome.get('data'))}" if outcome.get("ok") else f"failed: {outcome.get('error')}")
+
+
+@cards_app.command("approve")
+@friendly
+def cards_approve(
+    card_id: Annotated[int, typer.Argument(help="The card's id.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the audit log).")] = "",
+    by: Annotated[str, typer.Option(help="Your name, for the audit log.")] = "",
+    url: Annotated[str | None, URL_OPTION] = None,
+) -> None:
+    """Approve a pending card: its held call runs with the original identity."""
+    _decide("approve", card_id, reason, by, url)
+
+
+@cards_app.command("deny")
+@friendly
+def cards_deny(
+    card_id: Annotated[int, typer.Argument(help="The card's id.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the audit log).")] = "",
+    by: Annotated[str, typer.Option(help="Your name, for the audit log.")] = "",
+    url: Annotated[str | None, URL_OPTION] = None,
+) -> None:
+    """Deny a pending card: nothing runs."""
+    _decide("deny", card_id, reason, by, url)
+
+
+@db_app.command("upgrade")
+@friendly
+def db_upgrade() -> None:
+    """Apply every domain's migrations."""
+    from facade.serving.service import build_service, prepare_database
+
+    service = build_service(_settings())
+    prepare_database(service, seed=False)
+    typer.echo(f"database at {service.engine.url.render_as_string(hide_password=True)} is up to date")
+
+
+def main() -> None:
+    app(prog_name="facade")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

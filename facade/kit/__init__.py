@@ -1,0 +1,53 @@
+"""The capability kit: everything a domain module needs, and the only part of the server a
+domain may import. Dependencies point inward; the MCP, web and CLI layers stay out of reach."""
+
+from facade.kit import records
+from facade.kit.bulk import each
+from facade.kit.capability import Annotations, CallContext, Capability, Input, Mode, Tier
+from facade.kit.date_ranges import within_days
+from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, one_of, updated_column, utcnow
+from facade.kit.demo_files import pixel_png
+from facade.kit.domain import Domain
+from facade.kit.domain_settings import settings_reader
+from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
+from facade.kit.records import Entity, Id, Page, contains_text, values_of
+from facade.kit.sandbox import Sandbox, within
+from facade.kit.tags import TagName, Tags
+
+__all__ = [
+    "Annotations",
+    "Base",
+    "CallContext",
+    "Capability",
+    "Conflict",
+    "Domain",
+    "DomainError",
+    "Entity",
+    "Forbidden",
+    "Id",
+    "Input",
+    "InvalidRequest",
+    "Mode",
+    "NO_ID_REUSE",
+    "NotFound",
+    "Page",
+    "Sandbox",
+    "TagName",
+    "Tags",
+    "Tier",
+    "UTCDateTime",
+    "Unavailable",
+    "contains_text",
+    "created_column",
+    "each",
+    "iso",
+    "one_of",
+    "pixel_png",
+    "records",
+    "settings_reader",
+    "updated_column",
+    "utcnow",
+    "values_of",
+    "within",
+    "within_days",
+]

@@ -1,0 +1,89 @@
+"""A domain: a named group of capabilities with its own defaults, tables, migrations and seed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from facade.kit.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tier, make_capability
+from facade.errors import RegistryError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+Seed = Callable[["Session"], None]
+
+# The tier criterion, written once. Core is create/read/update/delete plus the essential reads,
+# what an agent needs in most conversations; full is the advanced and the rare — bulk work,
+# export and import, raw dumps, statistics, administration — which an agent gets by asking
+# (skills.elevate). A capability that says nothing gets the tier its action name implies; a
+# domain overrides it only where it knows better, and says why beside the declaration.
+CORE_VERBS = frozenset(
+    {
+        "create", "get", "list", "update", "delete", "search", "find", "read", "write", "add", "remove",
+        "status", "stat", "move", "copy", "mkdir", "append", "assign", "unassign",
+    }
+)
+FULL_MARKERS = frozenset(
+    {
+        "bulk", "batch", "many", "export", "import", "raw", "dump", "inspect", "stats", "statistics", "report",
+        "archive", "unarchive", "restore", "purge", "prune", "admin", "duplicate", "merge", "audit",
+        "history", "reindex", "recompute", "rebuild",
+    }
+)
+
+
+def tier_for(action: str) -> Tier:
+    """The default tier of an action by the criterion above."""
+    parts = action.split("_")
+    if FULL_MARKERS.intersection(parts):
+        return "full"
+    return "core" if parts[-1] in CORE_VERBS or parts[0] in CORE_VERBS else "full"
+
+
+@dataclass
+class Domain:
+    """What a domain module exposes as `domain`.
+
+    Attributes:
+        name: the prefix of every capability name (`projects` in `projects.task_create`).
+        description: one line, shown in TOOLS.md beside the agent's apps.
+        default_mode: the mode an agent gets with `"default"` in its `[apps]`; the six
+            infrastructure domains use `core`, the others `full`.
+        migrations: the folder of this domain's Alembic revisions (a branch labelled `name`).
+        seed: fills an empty database with a small demo data set; must be idempotent.
+    """
+
+    name: str
+    description: str = ""
+    default_mode: Mode = "full"
+    migrations: Path | None = None
+    seed: Seed | None = None
+    capabilities: list[Capability] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not DOMAIN_PATTERN.fullmatch(self.name or ""):
+            raise RegistryError(f"domain {self.name!r}: a domain name is lowercase letters, digits and '_'")
+        if self.default_mode not in ("core", "full"):
+            raise RegistryError(f"domain {self.name!r}: default_mode must be 'core' or 'full'")
+
+    def add(self, action: str, handler: Handler, **options: Any) -> Capability:
+        """Declare `<domain>.<action>`; options as in `make_capability`, the tier by default
+        from `tier_for`."""
+        if options.get("tier") is None:
+            options["tier"] = tier_for(action)
+        cap = make_capability(f"{self.name}.{action}", handler, **options)
+        self.capabilities.append(cap)
+        return cap
+
+    def capability(self, action: str, **options: Any) -> Callable[[Handler], Handler]:
+        """Decorator form of `add`: the docstring is the description, the second parameter's
+        annotation the input model."""
+
+        def register(handler: Handler) -> Handler:
+            self.add(action, handler, **options)
+            return handler
+
+        return register

@@ -1,0 +1,1 @@
+"""Reports over the catalogue: context budget, deny-lists, TOOLS.md, the inventory, the CI gate, token counts."""

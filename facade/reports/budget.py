@@ -1,0 +1,130 @@
+"""The context budget: how full an agent's window is, segment by segment, measured where a real
+tokenizer can count and labelled "estimate" where a ratio had to (DESIGN "Context budget").
+
+Segments: `base` (the runtime's own prompt and native tools: a configured constant, always an
+estimate), `system_prompt` (the agent's workspace files; a missing one counts 0 and is named),
+`apps` (per domain, exactly what tools/list serves this agent in this conversation, elevations
+included) and `free`. `model_window` is null when unknown, and `free` is then null too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from facade.catalogue.agents import Agent
+from facade.catalogue.served import ServedCatalogues
+from facade.catalogue.schema import compact_json
+from facade.reports.tokens import bundled_name, count
+from facade.catalogue.views import Views
+
+WORKSPACE_FILES = ("SYSTEM.md", "TOOLS.md", "MEMORY.md")
+DEFAULT_BASE_TOKENS = 1500
+
+
+def agent_budget(
+    views: Views,
+    served: ServedCatalogues,
+    agent: Agent,
+    conversation: str | None,
+    *,
+    base_tokens: int = DEFAULT_BASE_TOKENS,
+) -> dict[str, Any]:
+    tokenizer = agent.tokenizer
+    notes: list[str] = []
+    if agent.tokenizer and bundled_name(agent.tokenizer) is None:
+        notes.append(f"tokenizer {agent.tokenizer!r} cannot be loaded here; counts are estimates")
+    elif not agent.tokenizer:
+        notes.append("the agent names no tokenizer; counts are estimates")
+
+    files = []
+    for name in WORKSPACE_FILES:
+        path = agent.workspace / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            files.append({"file": name, "missing": True, "tokens": 0, "source": "measured"})
+            continue
+        counted = count(text, tokenizer, "prose")
+        files.append({"file": name, "missing": False, "bytes": len(text.encode()), "tokens": counted.tokens, "source": counted.source})
+    missing = [f["file"] for f in files if f["missing"]]
+    if missing:
+        notes.append(f"missing workspace files count 0: {', '.join(missing)}")
+
+    apps = []
+    for app in views.apps(agent, conversation):
+        text = compact_json([served.tool(c.name) for c in app.tools])
+        counted = count(text, tokenizer, "json")
+        apps.append(
+            {
+                "domain": app.domain.name,
+                "mode": app.mode,
+                "tools": len(app.tools),
+                "bytes": len(text.encode()),
+                "tokens": counted.tokens,
+                "source": counted.source,
+            }
+        )
+
+    system_tokens = sum(f["tokens"] for f in files)
+    apps_tokens = sum(a["tokens"] for a in apps)
+    used = base_tokens + system_tokens + apps_tokens
+    window = agent.context_window
+    if window is None:
+        notes.append("the model's window is unknown (no context_window in agent.toml); free is null")
+    free = None if window is None else window - used
+    system_source = _source(f["source"] for f in files if not f["missing"])
+    apps_source = _source(a["source"] for a in apps)
+    return {
+        "agent": agent.name,
+        "conversation": conversation,
+        "model": agent.model or None,
+        "model_window": window,
+        "tokenizer": bundled_name(tokenizer),
+        "segments": {
+            "base": {"tokens": base_tokens, "source": "estimate"},
+            "system_prompt": {"tokens": system_tokens, "source": system_source, "files": files},
+            "apps": {"tokens": apps_tokens, "source": apps_source, "domains": apps},
+            "free": {"tokens": free, "source": _source((system_source, apps_source))},
+        },
+        "used": used,
+        "over_budget": window is not None and used > window,
+        "overshoot": max(0, used - window) if window is not None else None,
+        "notes": notes,
+    }
+
+
+def _source(sources: Iterable[str]) -> str:
+    """A sum is an estimate when any part of it is."""
+    return "estimate" if "estimate" in set(sources) else "measured"
+
+
+def render_budget(report: dict[str, Any], width: int = 60) -> str:
+    """The budget as a terminal bar: `#` measured, `~` estimated, `.` free, `!` past the window."""
+    seg = report["segments"]
+    window = report["model_window"]
+    parts = [("base", seg["base"]), ("system_prompt", seg["system_prompt"]), ("apps", seg["apps"])]
+    total = window or report["used"] or 1
+    bar = ""
+    for _, part in parts:
+        cells = round(width * part["tokens"] / total)
+        bar += ("~" if part["source"] == "estimate" else "#") * cells
+    if window is not None and report["used"] < window:
+        bar += "." * max(0, width - len(bar))
+    bar = bar[:width] + ("!" * 5 if report["over_budget"] else "")
+    lines = [
+        f"{report['agent']}{' in ' + report['conversation'] if report['conversation'] else ''}: "
+        f"{report['used']} tokens used of {window if window is not None else 'an unknown window'}",
+        f"[{bar}]",
+    ]
+    for name, part in parts:
+        lines.append(f"  {name:<14}{part['tokens']:>8}  {part['source']}")
+    for app in seg["apps"]["domains"]:
+        lines.append(f"    {app['domain']:<12}{app['mode']:<5}{app['tools']:>4} tools{app['tokens']:>8}  {app['source']}")
+    free = seg["free"]["tokens"]
+    lines.append(f"  {'free':<14}{free if free is not None else 'null':>8}")
+    if report["over_budget"]:
+        lines.append(f"  OVER BUDGET by {report['overshoot']} tokens")
+    lines += [f"  note: {n}" for n in report["notes"]]
+    lines.append("  (# measured, ~ estimated, . free, ! past the window)")
+    return "\n".join(lines)

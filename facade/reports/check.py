@@ -1,0 +1,251 @@
+"""`facade check`: the CI gate that keeps the catalogue from growing back.
+
+It measures what each agent is served (tools, bytes, exact tokens) against a committed budget
+file, holds floors that grow with the code, lints descriptions for shared prose, and proves
+that visibility, enforcement, the deny-list and TOOLS.md agree for every agent × domain ×
+(elevated or not).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from facade.kit.capability import IDENTITY_FIELDS
+from facade.serving.service import Service
+from facade.reports.denylist import MAX_NAME, deny_names, runtime_tool_name
+from facade.access.elevation import MemoryElevations
+from facade.errors import ConfigError
+from facade.reports.tokens import DEFAULT_TOKENIZER, bundled_name, count_exact
+from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
+from facade.catalogue.views import Views
+
+BUDGET_FILE = Path("catalogue-budget.toml")
+LINT_MIN_CHARS = 60
+LINT_MAX_REPEATS = 3
+_SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+
+
+class AgentBudget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tools: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+
+
+class Floors(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    capabilities: int = Field(ge=0)
+    domains: int = Field(ge=0)
+
+
+class BudgetFile(BaseModel):
+    """The schema of `catalogue-budget.toml`."""
+
+    model_config = ConfigDict(extra="forbid")
+    floors: Floors
+    agents: dict[str, AgentBudget]
+
+
+@dataclass
+class AgentRow:
+    agent: str
+    tokenizer: str
+    tools: int
+    bytes: int
+    tokens: int
+    budget: AgentBudget | None
+
+
+@dataclass
+class CheckReport:
+    rows: list[AgentRow] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def load_budget(path: Path) -> BudgetFile:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"budget file {path} not found; pass --budget or create it") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"budget file {path}: cannot read it as TOML ({exc})") from None
+    try:
+        return BudgetFile.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"budget file {path}: {problems}") from None
+
+
+def run_check(service: Service, budget: BudgetFile) -> CheckReport:
+    report = CheckReport()
+    _floors(service, budget.floors, report)
+    _identity(service, report)
+    report.problems += lint_descriptions(service)
+    _agreement(service, report)
+    _budgets(service, budget, report)
+    return report
+
+
+def _floors(service: Service, floors: Floors, report: CheckReport) -> None:
+    domains = service.registry.domains
+    report.facts.update(capabilities=len(service.registry), domains=len(domains))
+    if len(service.registry) < floors.capabilities:
+        report.problems.append(f"floor: {len(service.registry)} capabilities, below the floor of {floors.capabilities}")
+    if len(domains) < floors.domains:
+        report.problems.append(f"floor: {len(domains)} domains, below the floor of {floors.domains}")
+    for name, domain in domains.items():
+        tiers = {c.tier for c in domain.capabilities}
+        if tiers != {"core", "full"}:
+            report.problems.append(f"floor: domain {name} has only {'/'.join(sorted(tiers))} capabilities; it needs both")
+
+
+def _identity(service: Service, report: CheckReport) -> None:
+    parsed = announced = 0
+    for cap in service.registry:
+        fields = cap.parsed_model.model_fields
+        if all(n in fields and fields[n].description is None and fields[n].is_required() for n in IDENTITY_FIELDS):
+            parsed += 1
+        else:
+            report.problems.append(f"identity: {cap.name}'s parsed model does not declare both identity fields bare")
+        props = service.served.tool(cap.name)["inputSchema"].get("properties", {})
+        if any(n in props for n in IDENTITY_FIELDS):
+            announced += 1
+            report.problems.append(f"identity: {cap.name}'s announced schema shows an identity field")
+    total = len(service.registry) or 1
+    report.facts.update(identity_parsed_pct=round(100 * parsed / total, 1), identity_announced_pct=round(100 * announced / total, 1))
+
+
+def lint_descriptions(service: Service) -> list[str]:
+    """A sentence of 60+ characters in more than 3 descriptions is a rule shared by tools: it
+    belongs once in TOOLS.md.j2, not in every description that repeats it."""
+    seen: Counter[str] = Counter()
+    for cap in service.registry:
+        texts = [cap.description, *_field_descriptions(service.served.tool(cap.name)["inputSchema"])]
+        sentences = {s.strip() for text in texts for s in _SENTENCE.findall(text) if len(s.strip()) >= LINT_MIN_CHARS}
+        seen.update(sentences)
+    return [
+        f"lint: this sentence appears in {n} descriptions (at most {LINT_MAX_REPEATS}); say it once in TOOLS.md.j2: {s!r}"
+        for s, n in seen.most_common()
+        if n > LINT_MAX_REPEATS
+    ]
+
+
+def _field_descriptions(schema: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                found.append(value)
+            elif isinstance(value, dict | list):
+                found += _field_descriptions(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            found += _field_descriptions(item)
+    return found
+
+
+def _agreement(service: Service, report: CheckReport) -> None:
+    """For every agent × domain × (elevated or not): listing, enforcement, deny-list and TOOLS.md
+    agree, and the deny-list plus the view is the whole catalogue."""
+    everything = [c.name for c in service.registry]
+    spelled = [runtime_tool_name("facade", n) for n in everything]
+    if len(set(spelled)) != len(spelled) or any(len(f"facade__{n}") > MAX_NAME for n in everything):
+        report.problems.append("agreement: runtime tool names collide or are cut at 64 characters")
+    cases = 0
+    for agent in service.agents.values():
+        elevations = MemoryElevations()
+        views = Views(service.registry, service.agents, elevations)
+        for domain in [None, *agent.apps]:
+            conversation = f"check-{domain or 'default'}"
+            if domain is not None:
+                elevations.grant(agent.name, conversation, domain)
+            problem = agreement_problem(service, views, agent.name, conversation)
+            if problem:
+                report.problems.append(f"agreement: {agent.name}, {domain or 'no'} elevation: {problem}")
+            cases += 1
+    report.facts["agreement_cases"] = cases
+    for agent in service.agents.values():
+        path = agent.workspace / TOOLS_FILE
+        if path.exists() and path.read_text(encoding="utf-8") != render_tools_md(service.views, agent, None, service.settings.tools_template):
+            report.problems.append(
+                f"agreement: {path} is stale (its apps or modes changed); run `facade tools-md {agent.name} --write`"
+            )
+
+
+def agreement_problem(service: Service, views: Views, agent_name: str, conversation: str) -> str | None:
+    """Why the surfaces disagree for (agent, conversation), or None when they agree."""
+    agent = views.agents[agent_name]
+    listed = [c.name for c in views.view(agent, conversation)]
+    callable_ = [c.name for c in service.registry if views.allows(agent, conversation, c)]
+    if listed != callable_:
+        return f"tools/list shows {sorted(set(listed) ^ set(callable_))} differently from tools/call"
+    denied = deny_names(views, agent, conversation)
+    allowed = [runtime_tool_name("facade", n) for n in listed]
+    everything = [runtime_tool_name("facade", c.name) for c in service.registry]
+    if set(denied) & set(allowed) or sorted(denied + allowed) != sorted(everything):
+        return "deny-list + visible list is not exactly the whole catalogue"
+    text = render_tools_md(views, agent, conversation, service.settings.tools_template)
+    for name, mode in views.modes(agent, conversation).items():
+        if f"**{name}** ({mode})" not in text:
+            return f"TOOLS.md does not show {name} in {mode} mode"
+    return None
+
+
+def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
+    for name in sorted(set(service.agents) - set(budget.agents)):
+        report.problems.append(f"budget: agent {name} has no entry in the budget file; add [agents.{name}]")
+    for name in sorted(set(budget.agents) - set(service.agents)):
+        report.problems.append(f"budget: the budget file names agent {name}, which does not exist")
+    for agent in service.agents.values():
+        served = service.served.serve(service.views.view(agent, None))
+        tokenizer = bundled_name(agent.tokenizer) or DEFAULT_TOKENIZER
+        row = AgentRow(
+            agent.name, tokenizer, len(served.names), served.bytes, count_exact(served.json, tokenizer), budget.agents.get(agent.name)
+        )
+        report.rows.append(row)
+        if row.budget is None:
+            continue
+        for measure in ("tools", "bytes", "tokens"):
+            now, limit = getattr(row, measure), getattr(row.budget, measure)
+            if now > limit:
+                report.problems.append(
+                    f"budget: {agent.name} is served {now} {measure}, over its budget of {limit} (+{now - limit}); "
+                    "cut the catalogue back or raise the budget in the same change that explains why"
+                )
+
+
+def render_check(report: CheckReport) -> str:
+    lines = [f"{'agent':<12}{'tokenizer':<13}{'tools':>13}{'bytes':>19}{'tokens':>17}"]
+    for row in report.rows:
+        b = row.budget
+
+        def cell(now: int, limit: int | None, width: int) -> str:
+            return f"{now}/{limit if limit is not None else '-'}".rjust(width)
+
+        lines.append(
+            f"{row.agent:<12}{row.tokenizer:<13}{cell(row.tools, b and b.tools, 13)}"
+            f"{cell(row.bytes, b and b.bytes, 19)}{cell(row.tokens, b and b.tokens, 17)}"
+        )
+    facts = report.facts
+    lines.append(
+        f"\n{facts.get('capabilities')} capabilities in {facts.get('domains')} domains; identity declared in "
+        f"{facts.get('identity_parsed_pct')}% of parsed schemas and {facts.get('identity_announced_pct')}% of "
+        f"announced ones; {facts.get('agreement_cases')} agent × elevation cases checked for agreement"
+    )
+    if report.problems:
+        lines += ["", f"FAILED: {len(report.problems)} problem(s)"] + [f"- {p}" for p in report.problems]
+    else:
+        lines += ["", "ok: within budget, floors held, descriptions clean, all surfaces agree"]
+    return "\n".join(lines)

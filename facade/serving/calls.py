@@ -1,0 +1,342 @@
+"""Running one tool call: identity, enforcement, validation, the handler, the outcome.
+
+Transport-agnostic: the MCP layer (HTTP and stdio) turns a request into a `CallRequest` and an
+`Outcome` into a `CallToolResult`. Every failure becomes an `Outcome` whose message says what to
+change; nothing here raises into the transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import structlog
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.orm import Session
+
+from facade.catalogue.agents import Agent
+from facade.access.approvals import Approvals
+from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.access.cards import Card
+from facade.access.changes import Changes
+from facade.access.elevation import DEFAULT_TTL_SECONDS
+from facade.errors import DomainError, IdentityError, Unavailable
+from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_conversation
+from facade.access.selfservice import AgentSelfService
+from facade.catalogue.views import Views
+
+log = structlog.get_logger("facade.serving.calls")
+# How many times an idempotent capability that lost a race to a concurrent call is run again.
+IDEMPOTENT_RETRIES = 2
+
+
+@dataclass(frozen=True, slots=True)
+class CallRequest:
+    """A `tools/call` as the transport received it.
+
+    Attributes:
+        fixed_agent: the agent of a connection that is one agent by construction (stdio).
+    """
+
+    name: str
+    arguments: Mapping[str, Any] | None
+    bearer: str | None = None
+    conversation_header: str | None = None
+    meta: Mapping[str, Any] | None = None
+    session_id: str | None = None
+    fixed_agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a call produced: `data` on success, else `error` (a message for the model)."""
+
+    status: str
+    data: dict[str, Any] | None = None
+    error: str | None = None
+    agent: str | None = None
+    conversation: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("ok", "held")
+
+
+def unknown_tool_message(name: str) -> str:
+    # A tool outside the caller's view gets exactly this text too: the facade does not reveal
+    # what exists beyond what the agent may use.
+    return f"unknown tool {name!r}; call tools/list for the tools available to you"
+
+
+class Calls:
+    """Executes calls against a registry with the views, tokens and database it is given;
+    approval-2 calls are held as cards (facade/access/approvals.py) instead of run."""
+
+    def __init__(
+        self,
+        views: Views,
+        tokens: TokenBook,
+        session_factory: Callable[[], Session] | None,
+        approvals: Approvals | None = None,
+        changes: Changes | None = None,
+        elevation_ttl: float = DEFAULT_TTL_SECONDS,
+    ) -> None:
+        self.views = views
+        self.tokens = tokens
+        self.session_factory = session_factory
+        self.approvals = approvals
+        self.changes = changes
+        self.elevation_ttl = elevation_ttl
+        if approvals is not None:
+            approvals.runner = self.run_approved
+
+    async def run(self, request: CallRequest) -> Outcome:
+        started = time.perf_counter()
+        outcome = await self._run(request)
+        log.info(
+            "tool.call",
+            tool=request.name,
+            agent=outcome.agent,
+            conversation=outcome.conversation,
+            outcome=outcome.status,
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return outcome
+
+    async def _run(self, request: CallRequest) -> Outcome:
+        raw = request.arguments if request.arguments is not None else {}
+        if not isinstance(raw, Mapping):
+            return Outcome("invalid_arguments", error="arguments must be a JSON object of parameter names to values")
+        injected_token = raw.get("auth_token") if isinstance(raw.get("auth_token"), str) else None
+        injected_conversation = raw.get("conversation_id") if isinstance(raw.get("conversation_id"), str) else None
+        try:
+            caller = (
+                Caller(request.fixed_agent)
+                if request.fixed_agent
+                else resolve_caller(self.tokens, bearer=request.bearer, injected=injected_token)
+            )
+        except IdentityError as exc:
+            return Outcome("identity", error=str(exc))
+        agent = self.views.agents[caller.agent]
+        conversation = resolve_conversation(
+            injected=injected_conversation,
+            header=request.conversation_header,
+            meta=request.meta,
+            session_id=request.session_id,
+        )
+        capability = self.views.registry.get(request.name)
+        if capability is None or not self.views.allows(agent, conversation, capability):
+            return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
+        try:
+            args = _parse(capability, raw, conversation)
+        except ValidationError as exc:
+            return Outcome(
+                "invalid_arguments",
+                error=explain_validation(capability, exc),
+                agent=agent.name,
+                conversation=conversation,
+            )
+        if capability.approval == 2 and self.approvals is not None:
+            return await self._hold(capability, args, agent, conversation)
+        return await self._execute(capability, args, agent, conversation)
+
+    async def _hold(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
+        """Check the call can run, then hold it as a card for an operator; nothing runs yet."""
+        who = {"agent": agent.name, "conversation": conversation}
+        if conversation is None:
+            return Outcome(
+                "invalid_arguments",
+                error=f"{capability.name} needs an operator's approval, which belongs to a conversation; "
+                "send the conversation_id (or an X-Conversation-Id header)",
+                **who,
+            )
+        try:
+            card, created = await anyio.to_thread.run_sync(self._precheck_and_hold, capability, args, agent, conversation)
+        except Unavailable as exc:  # the card store (Redis) is away
+            return Outcome("unavailable", error=str(exc), **who)
+        except Exception as exc:
+            return _failed(capability, exc, who)
+        note = "" if created else " (the same request was already pending; no new card was made)"
+        return Outcome(
+            "held",
+            data={
+                "card_id": card.id,
+                "status": card.status,
+                "held": capability.name,
+                "message": f"held for an operator's approval as card {card.id}{note}; nothing has run yet. "
+                f"Check it with skills.card_status {{\"card_id\": {card.id}}}.",
+            },
+            **who,
+        )
+
+    def _precheck_and_hold(
+        self, capability: Capability, args: BaseModel, agent: Agent, conversation: str
+    ) -> tuple[Card, bool]:
+        """In a worker thread: the precheck, the card store and the audit log all do I/O."""
+        if capability.precheck is not None:
+            ctx = self._context(agent, conversation)
+            try:
+                capability.precheck(ctx, args)
+            finally:
+                if ctx.opened_db is not None:
+                    ctx.opened_db.close()
+        assert self.approvals is not None
+        arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
+        return self.approvals.hold(capability, arguments, agent.name, conversation)
+
+    async def run_approved(self, card: Card) -> dict[str, Any]:
+        """Run an approved card's call with its original identity; the outcome is kept on the card."""
+        agent = self.views.agents.get(card.agent)
+        capability = self.views.registry.get(card.tool)
+        if agent is None or capability is None or not self.views.allows(agent, card.conversation, capability):
+            return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
+        try:
+            args = _parse(capability, card.arguments, card.conversation)
+        except ValidationError as exc:
+            return {"ok": False, "error": explain_validation(capability, exc)}
+        outcome = await self._execute(capability, args, agent, card.conversation, approved_card=card.id)
+        log.info("card.ran", card=card.id, tool=card.tool, agent=card.agent, outcome=outcome.status)
+        return {"ok": True, "data": outcome.data} if outcome.ok else {"ok": False, "error": outcome.error}
+
+    def _context(self, agent: Agent, conversation: str | None, approved_card: int | None = None) -> CallContext:
+        facade = AgentSelfService(
+            self.views,
+            agent,
+            conversation,
+            self.approvals,
+            on_granted=self.changes.publish if (approved_card is not None and self.changes) else None,
+            elevation_ttl=self.elevation_ttl,
+        )
+        return CallContext(agent.name, conversation, self.session_factory, facade, approved_card)
+
+    async def _execute(
+        self,
+        capability: Capability,
+        args: BaseModel,
+        agent: Agent,
+        conversation: str | None,
+        approved_card: int | None = None,
+    ) -> Outcome:
+        who = {"agent": agent.name, "conversation": conversation}
+        # An idempotent capability that loses a race is run again on a fresh session: the next
+        # run sees what the winner wrote (a concurrent rescan finds those files imported).
+        retries = IDEMPOTENT_RETRIES if capability.annotations.idempotent else 0
+        while True:
+            ctx = self._context(agent, conversation, approved_card)
+            try:
+                if capability.is_async:
+                    data = await _run_async(capability, ctx, args)
+                else:
+                    data = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                return Outcome("ok", data=data, **who)
+            except (IntegrityError, StaleDataError) as exc:
+                if retries == 0:
+                    return _failed(capability, exc, who)
+                retries -= 1
+                log.info("tool.conflict_retried", tool=capability.name)
+            except Exception as exc:
+                return _failed(capability, exc, who)
+
+
+def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
+    """The call's arguments validated. Handlers never see a token: the identity fields carry
+    the resolved conversation only."""
+    return capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
+
+
+def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:
+    """What a call that raised tells its caller: what went wrong and what to do, never a trace."""
+    if isinstance(exc, DomainError):
+        return Outcome("domain_error", error=str(exc), **who)
+    if isinstance(exc, (IntegrityError, StaleDataError)):
+        # A concurrent call changed or took the same record first: a conflict, not an outage.
+        log.warning("tool.conflict", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "domain_error",
+            error="conflict: another change to the same record landed first; nothing was changed — "
+            "read the record again and retry",
+            **who,
+        )
+    if isinstance(exc, DBAPIError):
+        log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "unavailable",
+            error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
+            **who,
+        )
+    ref = uuid.uuid4().hex[:12]
+    log.error("tool.crashed", tool=capability.name, ref=ref, exc_info=exc)
+    return Outcome(
+        "internal",
+        error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
+        "was changed — report the ref to an operator",
+        **who,
+    )
+
+
+def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+    # In the worker thread with the handler: its commit, the session's close and the result's
+    # conversion, so the event loop never waits on the database.
+    with _settled(ctx):
+        result = capability.handler(ctx, args)
+    return as_structured(result)
+
+
+async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+    with _settled(ctx):
+        result = await capability.handler(ctx, args)  # type: ignore[misc]
+    return as_structured(result)
+
+
+@contextlib.contextmanager
+def _settled(ctx: CallContext) -> Iterator[None]:
+    """The call's session, if it opened one: committed when the handler returns, rolled back when
+    it (or the commit) fails, closed either way."""
+    try:
+        yield
+        if ctx.opened_db is not None:
+            ctx.opened_db.commit()
+    except BaseException:
+        if ctx.opened_db is not None:
+            try:
+                ctx.opened_db.rollback()
+            except DBAPIError:  # the database is away; closing below releases the connection
+                pass
+        raise
+    finally:
+        if ctx.opened_db is not None:
+            ctx.opened_db.close()
+
+
+def as_structured(result: Any) -> dict[str, Any]:
+    """A handler's result as a JSON object (`structuredContent` must be one)."""
+    value = to_jsonable_python(result, by_alias=True)
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def explain_validation(capability: Capability, exc: ValidationError) -> str:
+    """Which arguments are wrong and how, then what the tool takes — written for a model."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(f"`{where}` is required")
+        elif error["type"] == "extra_forbidden":
+            problems.append(f"`{where}` is not a parameter of this tool")
+        else:
+            problems.append(f"`{where}`: {error['msg']}")
+    fields = capability.input_model.model_fields
+    takes = ", ".join(
+        f"{name}{'' if not f.is_required() else ' (required)'}"
+        for name, f in fields.items()
+        if name not in IDENTITY_FIELDS
+    )
+    return f"invalid arguments for {capability.name}: {'; '.join(problems)}. It takes: {takes or 'no parameters'}."

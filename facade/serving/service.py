@@ -1,0 +1,111 @@
+"""The service: settings → registry, agents, tokens, elevations, views, database, calls.
+
+The MCP, web and CLI layers build one `Service` and call into it; the service never imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from facade.serving import migrate
+from facade.catalogue.agents import Agent, load_agents
+from facade.access.approvals import Approvals
+from facade.access.audit import Audit
+from facade.serving.calls import Calls
+from facade.access.cards import CardStore, MemoryCards
+from facade.access.changes import Changes
+from facade.serving.database import make_engine, session_factory
+from facade.catalogue.discovery import discover
+from facade.access.elevation import Elevations, MemoryElevations
+from facade.access.identity import TokenBook
+from facade.catalogue.registry import Registry
+from facade.catalogue.served import ServedCatalogues
+from facade.settings import Settings
+from facade.catalogue.trace import Trace
+from facade.catalogue.views import Views
+
+log = structlog.get_logger("facade.serving.service")
+
+
+@dataclass
+class Service:
+    settings: Settings
+    registry: Registry
+    agents: dict[str, Agent]
+    elevations: Elevations
+    views: Views
+    token_book: TokenBook
+    engine: Engine
+    sessions: sessionmaker[Session]
+    calls: Calls
+    served: ServedCatalogues
+    trace: Trace
+    approvals: Approvals
+    changes: Changes
+    audit: Audit
+
+
+def build_service(settings: Settings | None = None) -> Service:
+    """Everything a server needs; raises ConfigError (with the offender named) on bad config."""
+    settings = settings or Settings()
+    registry = discover(settings.extra_domain_modules)
+    agents = load_agents(settings.agents_dir, registry)
+    elevations, cards, changes = _backends(settings)
+    views = Views(registry, agents, elevations)
+    tokens = TokenBook(
+        agents,
+        runtime_tokens=settings.runtime_token_list,
+        operator_token=settings.operator_token,
+        on_loopback=settings.on_loopback,
+        anonymous_agent=settings.anonymous_agent,
+    )
+    if tokens.anonymous_agent is not None:
+        log.warning("identity.anonymous_agent", agent=tokens.anonymous_agent, hint="requests without a token act as this agent")
+    if not settings.on_loopback:
+        for agent in agents.values():
+            if agent.dev_token:
+                log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
+    engine = make_engine(settings.effective_database_url)
+    sessions = session_factory(engine)
+    audit = Audit(sessions)
+    approvals = Approvals(cards, audit, card_ttl=settings.card_ttl_seconds)
+    calls = Calls(views, tokens, sessions, approvals, changes, settings.elevation_ttl_seconds)
+    return Service(
+        settings,
+        registry,
+        agents,
+        elevations,
+        views,
+        tokens,
+        engine,
+        sessions,
+        calls,
+        ServedCatalogues(registry),
+        Trace(settings.effective_trace_path, full=settings.trace_full),
+        approvals,
+        changes,
+        audit,
+    )
+
+
+def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
+    """In memory by default; in Redis when FACADE_REDIS_URL is set, so replicas agree."""
+    if settings.redis_url:
+        from facade.access.redis_store import redis_backends
+
+        return redis_backends(settings.redis_url)
+    return MemoryElevations(), MemoryCards(), Changes()
+
+
+def prepare_database(service: Service, *, seed: bool | None = None) -> None:
+    """Apply every domain's migrations, then (by default) seed the demo data where it is missing."""
+    migrate.upgrade(service.engine, service.registry)
+    if service.settings.seed if seed is None else seed:
+        for domain in service.registry.domains.values():
+            if domain.seed is not None:
+                with service.sessions.begin() as session:
+                    domain.seed(session)
