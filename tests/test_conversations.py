@@ -11,7 +11,7 @@ from facade.access.approvals import Approvals
 from facade.access.audit import Audit
 from facade.access.cards import Card, MemoryCards
 from facade.access.changes import Changes
-from facade.access.conversations import sweep
+from facade.serving.conversations import sweep
 from facade.serving.database import make_engine, session_factory
 from facade.access.elevation import MemoryElevations
 from facade.catalogue.registry import Registry

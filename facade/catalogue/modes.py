@@ -8,21 +8,28 @@ call these functions: a catalogue and a deny-list that disagree present to the m
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from facade.catalogue.agents import Agent
 from facade.kit.capability import Capability, Mode
 from facade.kit.domain import Domain
-from facade.access.elevation import Elevations
 
 
-def effective_mode(agent: Agent, domain: Domain, conversation: str | None, elevations: Elevations) -> Mode:
+class Elevated(Protocol):
+    """All the mode rule needs of an elevation store (facade/access/elevation.py): which domains a
+    conversation has elevated. Declared here so that the catalogue depends on no store."""
+
+    def elevated(self, agent: str, conversation: str) -> frozenset[str]: ...
+
+
+def effective_mode(agent: Agent, domain: Domain, conversation: str | None, elevations: Elevated) -> Mode:
     """A live elevation for (conversation, domain) → full; else the agent's `[apps]` setting;
     else the domain's default."""
     return effective_modes(agent, (domain,), conversation, elevations)[domain.name]
 
 
 def effective_modes(
-    agent: Agent, domains: Iterable[Domain], conversation: str | None, elevations: Elevations
+    agent: Agent, domains: Iterable[Domain], conversation: str | None, elevations: Elevated
 ) -> dict[str, Mode]:
     """`effective_mode` of each domain, the conversation's elevations read once: a listing of
     nine apps over Redis made nine round trips, and nine socket timeouts (4.5 s measured

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from facade.catalogue.agents import Agent
 from facade.kit.capability import Capability, Mode
 from facade.kit.domain import Domain
-from facade.access.elevation import Elevations
-from facade.catalogue.modes import effective_mode, effective_modes, is_visible
+from facade.catalogue.modes import Elevated, effective_mode, effective_modes, is_visible
 from facade.catalogue.registry import Registry
 
 
@@ -29,7 +28,7 @@ class App:
 class Views:
     """Per-agent views over the registry; a view is cached by the modes that produced it."""
 
-    def __init__(self, registry: Registry, agents: Mapping[str, Agent], elevations: Elevations) -> None:
+    def __init__(self, registry: Registry, agents: Mapping[str, Agent], elevations: Elevated) -> None:
         self.registry = registry
         self.agents = agents
         self.elevations = elevations

@@ -21,7 +21,7 @@ from facade.access.approvals import card_view
 from facade.access.cards import STATUSES
 from facade.reports.budget import agent_budget
 from facade.reports.inventory import catalogue_report
-from facade.access.conversations import delete_conversation
+from facade.serving.conversations import delete_conversation
 from facade.serving.service import Service
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
 from facade.access.identity import Principal, bearer_of, resolve_conversation

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import facade
-from facade.access.conversations import sweep
+from facade.serving.conversations import sweep
 from facade.serving.service import Service
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
