@@ -32,7 +32,7 @@ from facade.kit.capability import Capability  # noqa: E402
 from facade.catalogue.discovery import discover  # noqa: E402
 from facade.access.elevation import MemoryElevations  # noqa: E402
 from facade.catalogue.served import Served, ServedCatalogues  # noqa: E402
-from facade.reports.tokens import count_exact  # noqa: E402
+from facade.tokencount import count_exact  # noqa: E402
 from facade.catalogue.views import Views  # noqa: E402
 
 ERA = types.LATEST_PROTOCOL_VERSION

@@ -8,19 +8,22 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from mcp_types import LATEST_PROTOCOL_VERSION
 
-from facade.catalogue.agents import load_agents
-from facade.reports.budget import agent_budget
-from facade.catalogue.discovery import discover
 from facade.access.elevation import MemoryElevations
-from facade.catalogue.served import ServedCatalogues
-from facade.reports.tokens import count_exact
+from facade.catalogue.agents import load_agents
+from facade.catalogue.discovery import discover
+from facade.catalogue.schema import compact_json
+from facade.catalogue.served import Served, ServedCatalogues
 from facade.catalogue.views import Views
-from tests.support import DEV, REPO, ServerProcess, raw_call
-from tests.test_economy import facade
+from facade.reports.budget import agent_budget, domain_parts
+from facade.tokencount import bundled_name, count, count_exact, count_parts
+from tests.support import DEV, REPO, ServerProcess, raw_call, raw_list
+from tests.test_economy import REPO_AGENTS, facade
 
 REGISTRY = discover()
 SERVED = ServedCatalogues(REGISTRY)
+DEMO = load_agents(REPO / "agents", REGISTRY, environ={})
 
 
 def agents_in(tmp_path: Path, body: str, name: str = "probe") -> Views:
@@ -83,6 +86,48 @@ class TestSegments:
         assert any("SYSTEM.md" in n and "missing" in n for n in report["notes"])
 
 
+class TestTheServedArray:
+    """The apps segment counts exactly the array tools/list serves — the latest era's wire form,
+    the array `facade check` counts — cut per domain at the separators."""
+
+    def test_apps_is_the_served_wire_for_each_demo_agent(self) -> None:
+        assert {"atlas", "francis", "infra"} <= set(DEMO)
+        for agent in DEMO.values():
+            elevations = MemoryElevations()
+            views = Views(REGISTRY, DEMO, elevations)
+            elevations.grant(agent.name, "elevated", next(iter(agent.apps)))
+            for conversation in (None, "elevated"):
+                apps = agent_budget(views, SERVED, agent, conversation)["segments"]["apps"]
+                wire = SERVED.serve(views.view(agent, conversation)).wire(LATEST_PROTOCOL_VERSION)
+                exact = count(wire.json, agent.tokenizer, "json")
+                assert (apps["era"], apps["bytes"], apps["tokens"], apps["source"]) == (
+                    LATEST_PROTOCOL_VERSION, wire.bytes, exact.tokens, exact.source
+                ), (agent.name, conversation)
+                domains = apps["domains"]
+                assert sum(d["bytes"] for d in domains) == wire.bytes
+                assert sum(d["tokens"] for d in domains) == apps["tokens"]
+                assert sum(d["tools"] for d in domains) == len(wire.tools)
+
+    def test_budget_and_check_count_the_same_array(self, tmp_path: Path) -> None:
+        done = facade(tmp_path, "check", "--budget", str(REPO / "catalogue-budget.toml"), "--json", env=REPO_AGENTS)
+        rows = {r["agent"]: r for r in json.loads(done.stdout)["rows"]}
+        views = Views(REGISTRY, DEMO, MemoryElevations())
+        for agent in DEMO.values():
+            apps = agent_budget(views, SERVED, agent, None)["segments"]["apps"]
+            assert apps["bytes"] == rows[agent.name]["bytes"]
+            if bundled_name(agent.tokenizer):  # the gate counts with o200k where the agent has none
+                assert apps["tokens"] == rows[agent.name]["tokens"], agent.name
+
+    def test_domain_slices_join_to_the_array(self) -> None:
+        tools = tuple({"name": f"d{i}.t", "description": "é" * i, "inputSchema": {"type": "object"}} for i in range(4))
+        wire = Served(tuple(t["name"] for t in tools), tools).wire()
+        parts = domain_parts(wire, [1, 0, 3])
+        assert "".join(parts) == wire.json and parts[1] == ""
+        assert parts[0].startswith("[") and parts[0].endswith(",") and parts[2].endswith("]")
+        _, shares = count_parts(parts, "o200k_base", "json")
+        assert sum(shares) == count_exact(wire.json)
+
+
 class TestSurfaces:
     """The API follows an elevation; the CLI prints the same numbers with a bar."""
 
@@ -104,6 +149,13 @@ class TestSurfaces:
         assert httpx2.get(url, headers={"Authorization": f"Bearer {DEV['francis']}"}).status_code == 200
         assert httpx2.get(url, headers={"Authorization": f"Bearer {DEV['atlas']}"}).status_code == 403
         httpx2.delete(f"{server.base}/api/conversations/{conversation}", headers=operator)
+
+    def test_api_counts_the_bytes_a_client_receives(self, server: ServerProcess) -> None:
+        operator = {"Authorization": f"Bearer {DEV['operator']}"}
+        for name in ("atlas", "francis", "infra"):
+            apps = httpx2.get(f"{server.base}/api/agents/{name}/budget", headers=operator).json()["segments"]["apps"]
+            received = compact_json(raw_list(server.url, DEV[name], "modern"))
+            assert apps["bytes"] == len(received.encode("utf-8")), name
 
     def test_cli(self, tmp_path: Path) -> None:
         env = {"FACADE_AGENTS_DIR": str(REPO / "agents")}

@@ -10,11 +10,17 @@ from facade.errors import RegistryError
 
 
 class Registry:
-    """Domains and their capabilities by name, in registration order."""
+    """Domains and their capabilities by name, in registration order.
+
+    Attributes:
+        warnings: what the registry accepted but a person should look at (a third-party tier
+            inferred from a verb, say), one line each; `facade check` shows them.
+    """
 
     def __init__(self, domains: Iterable[Domain] = ()) -> None:
         self._domains: dict[str, Domain] = {}
         self._capabilities: dict[str, Capability] = {}
+        self.warnings: list[str] = []
         for domain in domains:
             self.add_domain(domain)
 

@@ -195,20 +195,30 @@ def tools_md(
 @friendly
 def check(
     budget: Annotated[str, typer.Option(help="The budget file.")] = "catalogue-budget.toml",
+    lock: Annotated[str, typer.Option(help="The catalogue lock (tier, approval, read-only per capability).")] = "catalogue.lock",
+    update_lock: Annotated[bool, typer.Option("--update-lock", help="Accept the live tiers and approvals: rewrite the lock.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """The CI catalogue gate: budgets, floors, description lint and agreement of every surface."""
+    """The CI catalogue gate: budgets, floors, description lint, agreement of every surface and
+    the catalogue lock."""
     from dataclasses import asdict
     from pathlib import Path
 
+    from facade.logs import configure_logging
     from facade.reports.check import load_budget, render_check, run_check
+    from facade.reports.lock import write_lock
     from facade.serving.service import build_service
 
-    service = build_service(_settings())
-    report = run_check(service, load_budget(Path(budget)))
+    settings = _settings()
+    configure_logging(settings.log_json)  # discovery's warnings, as JSON lines on stderr in CI
+    service = build_service(settings)
+    if update_lock:
+        typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)
+    report = run_check(service, load_budget(Path(budget)), Path(lock))
     if as_json:
         rows = [asdict(r) | {"budget": r.budget.model_dump() if r.budget else None} for r in report.rows]
-        typer.echo(json.dumps({"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems}, indent=2))
+        out = {"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems, "warnings": report.warnings}
+        typer.echo(json.dumps(out, indent=2))
     else:
         typer.echo(render_check(report))
     if not report.ok:

@@ -20,9 +20,9 @@ from facade.host.loop import HOST_INSTRUCTIONS, AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import Provider
 from facade.host.session import Session, check_segment
-from facade.host.tokenizer import BUNDLED
 from facade.host.tools import endpoints, open_tools
 from facade.host.trajectory import Trajectory
+from facade.tokencount import bundled_name
 
 DEFAULT_URL = "http://127.0.0.1:8765/mcp"
 DEFAULT_SESSIONS = Path(".facade") / "sessions"
@@ -134,9 +134,10 @@ async def start(agent: str, provider: Provider, options: HostOptions) -> AsyncIt
     if folder.system_md and config.static_sections == [HOST_INSTRUCTIONS]:
         config = replace(config, static_sections=[HOST_INSTRUCTIONS, folder.system_md.strip()])
     if folder.tokenizer and config.tokenizer == LoopConfig.tokenizer:
-        # The agent's own tokenizer when one is bundled; a labelled estimate when it names one
-        # that is not (Gemma), rather than another model's count presented as measured.
-        config = replace(config, tokenizer=folder.tokenizer if folder.tokenizer in BUNDLED else None)
+        # The agent's own tokenizer when one is bundled (named as the server's budget names it);
+        # a labelled estimate when it names one that is not (Gemma), rather than another model's
+        # count presented as measured.
+        config = replace(config, tokenizer=bundled_name(folder.tokenizer))
     if folder.context_window and config.compaction.context_window is None:
         config = replace(config, compaction=replace(config.compaction, context_window=folder.context_window))
     if folder.memory_md and folder.memory_md.strip() and config.memory is None:

@@ -1,32 +1,23 @@
-"""Token counts for the context budget: exact and offline where a bundled tokenizer exists,
-a labelled estimate where none does.
+"""What a message costs in the model's context, for the history budget: exact and offline where a
+bundled tokenizer exists, a labelled overcount where none does (Gemma, for one).
 
-`quicktok` bundles `o200k_base`, `cl100k_base`, `llama3` and `qwen3` and needs no network (tiktoken
-downloads its files at first use and fails here). A model with no bundled tokenizer (Gemma, for
-one) is counted by characters, and `source` says `"estimate"` so nobody mistakes it for a count.
+The token facts themselves (the bundled tokenizers, the exact counter, the measured ratios) live
+once in `facade/tokencount.py`, shared with the server's budget.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-import quicktok
+from facade.tokencount import BOUND_CHARS_PER_TOKEN, BUNDLED, Source, encoding, upper_bound
 
 # Chat formats wrap every message in role and separator tokens: OpenAI documents 3 per message
 # for its models, ChatML templates (Qwen) spend 4–5. 4 keeps a 5,000-token budget honest to within
 # ~1% on a 100-message history.
 MESSAGE_OVERHEAD = 4
-
-# Characters per token when no tokenizer is bundled: 3.5 sits under every measured ratio for text
-# (prose 4.8, compact JSON 4.6, indented JSON 4.0; DESIGN, 2026-11), so the estimate overcounts
-# and the budget holds. Number- and uuid-heavy data (1.4–1.9) is the exception it cannot cover.
-ESTIMATE_CHARS_PER_TOKEN = 3.5
-
-BUNDLED = ("o200k_base", "cl100k_base", "llama3", "qwen3")
 
 
 @dataclass
@@ -34,13 +25,13 @@ class TokenCounter:
     """Counts what a message costs in the model's context.
 
     Attributes:
-        encoding: a quicktok encoding (`o200k_base`, `cl100k_base`, `llama3`, `qwen3`), or `None`
-            to estimate by characters.
+        encoding: a bundled encoding (`o200k_base`, `cl100k_base`, `llama3`, `qwen3`), or `None`
+            to estimate by characters, on the side of overcounting (the budget must hold).
         source: `"measured"` when a real tokenizer counts, `"estimate"` when the ratio does.
     """
 
     encoding: str | None = "o200k_base"
-    source: Literal["measured", "estimate"] = field(init=False)
+    source: Source = field(init=False)
 
     def __post_init__(self) -> None:
         if self.encoding is not None and self.encoding not in BUNDLED:
@@ -48,16 +39,16 @@ class TokenCounter:
                 f"no offline tokenizer named {self.encoding!r}; use one of {', '.join(BUNDLED)}, "
                 "or encoding=None for a labelled estimate"
             )
-        self._tokenizer = quicktok.get_encoding(self.encoding) if self.encoding else None
+        self._tokenizer = encoding(self.encoding) if self.encoding else None
         self.source = "measured" if self._tokenizer else "estimate"
 
     @property
     def name(self) -> str:
-        return self.encoding or f"estimate ({ESTIMATE_CHARS_PER_TOKEN} chars/token)"
+        return self.encoding or f"estimate ({BOUND_CHARS_PER_TOKEN} chars/token)"
 
     def count(self, text: str) -> int:
         if self._tokenizer is None:
-            return math.ceil(len(text) / ESTIMATE_CHARS_PER_TOKEN)
+            return upper_bound(text)
         return int(self._tokenizer.count(text))
 
     def message(self, message: Mapping[str, Any]) -> int:

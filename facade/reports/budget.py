@@ -9,17 +9,24 @@ included) and `free`. `model_window` is null when unknown, and `free` is then nu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
+from mcp_types import LATEST_PROTOCOL_VERSION
+
 from facade.catalogue.agents import Agent
-from facade.catalogue.served import ServedCatalogues
 from facade.catalogue.schema import compact_json
-from facade.reports.tokens import bundled_name, count
+from facade.catalogue.served import ServedCatalogues, Wire
 from facade.catalogue.views import Views
+from facade.tokencount import bundled_name, count, count_parts
 
 WORKSPACE_FILES = ("SYSTEM.md", "TOOLS.md", "MEMORY.md")
 DEFAULT_BASE_TOKENS = 1500
+# The apps segment counts the tools array exactly as tools/list serves it, in the latest
+# protocol era's wire form — the array `facade check` counts. The handshake eras order keys
+# differently: the same bytes, ~1-2% more tokens (infra 6,263 vs 6,200 o200k, 2026-12-01).
+SERVED_ERA = LATEST_PROTOCOL_VERSION
 
 
 def agent_budget(
@@ -51,30 +58,31 @@ def agent_budget(
     if missing:
         notes.append(f"missing workspace files count 0: {', '.join(missing)}")
 
-    apps = []
-    for app in views.apps(agent, conversation):
-        text = compact_json([served.tool(c.name) for c in app.tools])
-        counted = count(text, tokenizer, "json")
-        apps.append(
-            {
-                "domain": app.domain.name,
-                "mode": app.mode,
-                "tools": len(app.tools),
-                "bytes": len(text.encode()),
-                "tokens": counted.tokens,
-                "source": counted.source,
-            }
-        )
+    shown = views.apps(agent, conversation)
+    wire = served.serve([c for app in shown for c in app.tools]).wire(SERVED_ERA)
+    parts = domain_parts(wire, [len(app.tools) for app in shown])
+    counted, shares = count_parts(parts or [wire.json], tokenizer, "json")
+    apps = [
+        {
+            "domain": app.domain.name,
+            "mode": app.mode,
+            "tools": len(app.tools),
+            "bytes": len(part.encode("utf-8")),
+            "tokens": tokens,
+            "source": counted.source,
+        }
+        for app, part, tokens in zip(shown, parts, shares)
+    ]
 
     system_tokens = sum(f["tokens"] for f in files)
-    apps_tokens = sum(a["tokens"] for a in apps)
+    apps_tokens = counted.tokens
     used = base_tokens + system_tokens + apps_tokens
     window = agent.context_window
     if window is None:
         notes.append("the model's window is unknown (no context_window in agent.toml); free is null")
     free = None if window is None else window - used
     system_source = _source(f["source"] for f in files if not f["missing"])
-    apps_source = _source(a["source"] for a in apps)
+    apps_source = counted.source
     return {
         "agent": agent.name,
         "conversation": conversation,
@@ -84,7 +92,7 @@ def agent_budget(
         "segments": {
             "base": {"tokens": base_tokens, "source": "estimate"},
             "system_prompt": {"tokens": system_tokens, "source": system_source, "files": files},
-            "apps": {"tokens": apps_tokens, "source": apps_source, "domains": apps},
+            "apps": {"tokens": apps_tokens, "source": apps_source, "bytes": wire.bytes, "era": SERVED_ERA, "domains": apps},
             "free": {"tokens": free, "source": _source((system_source, apps_source))},
         },
         "used": used,
@@ -92,6 +100,24 @@ def agent_budget(
         "overshoot": max(0, used - window) if window is not None else None,
         "notes": notes,
     }
+
+
+def domain_parts(wire: Wire, tools_per_domain: list[int]) -> list[str]:
+    """The served array cut into one contiguous slice per domain, in order, so that the slices
+    join to exactly the array: a domain's slice is its tools and the separator after them (the
+    `,` before the next domain's first tool, or the closing `]`); the first also holds the
+    opening `[`. A domain showing no tools gets an empty slice."""
+    text = wire.json
+    ends: list[int] = []
+    offset = 0  # where the last tool seen ends, the `[` included before the first
+    tools = iter(wire.tools)
+    for n in tools_per_domain:
+        for tool in itertools.islice(tools, n):
+            offset += 1 + len(compact_json(tool))  # the `[` or `,` before it, then the tool
+        ends.append(offset + 1 if n else (ends[-1] if ends else 0))
+    if ends:
+        ends[-1] = len(text)
+    return [text[a:b] for a, b in zip([0, *ends], ends)]
 
 
 def _source(sources: Iterable[str]) -> str:
@@ -119,6 +145,7 @@ def render_budget(report: dict[str, Any], width: int = 60) -> str:
     ]
     for name, part in parts:
         lines.append(f"  {name:<14}{part['tokens']:>8}  {part['source']}")
+    lines.append(f"    (the tools/list array as served, {seg['apps']['era']} wire form: {seg['apps']['bytes']} bytes)")
     for app in seg["apps"]["domains"]:
         lines.append(f"    {app['domain']:<12}{app['mode']:<5}{app['tools']:>4} tools{app['tokens']:>8}  {app['source']}")
     free = seg["free"]["tokens"]

@@ -1,9 +1,10 @@
 """`facade check`: the CI gate that keeps the catalogue from growing back.
 
 It measures what each agent is served (tools, bytes, exact tokens) against a committed budget
-file, holds floors that grow with the code, lints descriptions for shared prose, and proves
-that visibility, enforcement, the deny-list and TOOLS.md agree for every agent × domain ×
-(elevated or not).
+file, holds floors that grow with the code, lints descriptions for shared prose, proves that
+visibility, enforcement, the deny-list and TOOLS.md agree for every agent × domain × (elevated
+or not), and holds every tier, approval and read-only hint to the committed catalogue lock
+(facade/reports/lock.py).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from facade.kit.capability import IDENTITY_FIELDS
 from facade.serving.service import Service
 from facade.reports.denylist import MAX_NAME, deny_names, runtime_tool_name
+from facade.reports.lock import LOCK_FILE, live, lock_changes, read_lock
 from facade.access.elevation import MemoryElevations
 from facade.errors import ConfigError
-from facade.reports.tokens import DEFAULT_TOKENIZER, bundled_name, count_exact
+from facade.tokencount import DEFAULT_TOKENIZER, bundled_name, count_exact
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
 from facade.catalogue.views import Views
 
@@ -67,6 +69,7 @@ class AgentRow:
 class CheckReport:
     rows: list[AgentRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -88,14 +91,25 @@ def load_budget(path: Path) -> BudgetFile:
         raise ConfigError(f"budget file {path}: {problems}") from None
 
 
-def run_check(service: Service, budget: BudgetFile) -> CheckReport:
-    report = CheckReport()
+def run_check(service: Service, budget: BudgetFile, lock: Path = LOCK_FILE) -> CheckReport:
+    report = CheckReport(warnings=list(service.registry.warnings))
     _floors(service, budget.floors, report)
     _identity(service, report)
     report.problems += lint_descriptions(service)
     _agreement(service, report)
     _budgets(service, budget, report)
+    _lock(service, lock, report)
     return report
+
+
+def _lock(service: Service, path: Path, report: CheckReport) -> None:
+    """A missing lock is a warning (an installed wheel ships none); any difference is a problem."""
+    was = read_lock(path)
+    if was is None:
+        report.warnings.append(f"lock: no catalogue lock at {path}; tiers and approvals are not held (write one with `facade check --update-lock`)")
+        return
+    report.facts.update(lock=str(path), locked=len(was))
+    report.problems += lock_changes(was, live(service.registry))
 
 
 def _floors(service: Service, floors: Floors, report: CheckReport) -> None:
@@ -244,6 +258,9 @@ def render_check(report: CheckReport) -> str:
         f"{facts.get('identity_parsed_pct')}% of parsed schemas and {facts.get('identity_announced_pct')}% of "
         f"announced ones; {facts.get('agreement_cases')} agent × elevation cases checked for agreement"
     )
+    if "lock" in facts:
+        lines.append(f"{facts['lock']}: {facts['locked']} capabilities locked (tier, approval, read-only)")
+    lines += [f"warning: {w}" for w in report.warnings]
     if report.problems:
         lines += ["", f"FAILED: {len(report.problems)} problem(s)"] + [f"- {p}" for p in report.problems]
     else:
