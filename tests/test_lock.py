@@ -99,6 +99,19 @@ class TestThirdPartyTiers:
         assert "FACADE_DOMAINS module 'tests.fixtures.tiers_domain'" in registry.warnings[0]
         assert discover().warnings == []  # the bundled domains are first-party
 
+    def test_the_kits_record_decides_once_it_keeps_one(self) -> None:
+        from types import SimpleNamespace
+
+        from facade.catalogue.discovery import _tier_inferred
+
+        def cap(tier: str, **recorded: bool) -> SimpleNamespace:
+            return SimpleNamespace(tier=tier, action="count", **recorded)
+
+        # Without the record: the verb rule's tier may be inferred (None), another was declared.
+        assert (_tier_inferred(cap("full")), _tier_inferred(cap("core"))) == (None, False)  # type: ignore[arg-type]
+        assert _tier_inferred(cap("full", tier_inferred=False)) is False  # type: ignore[arg-type]
+        assert _tier_inferred(cap("core", tier_inferred=True)) is True  # type: ignore[arg-type]
+
     def test_check_shows_the_warning_and_the_new_capabilities(self, tmp_path: Path) -> None:
         lock = tmp_path / "catalogue.lock"
         lock.write_text(COMMITTED.read_text())

@@ -276,7 +276,7 @@ def chat(
     max_steps: HostSteps = None, history_budget: HostBudget = 5000,
 ) -> None:
     """Talk with AGENT through the facade (the reference host, interactive)."""
-    from facade.host import cli as host
+    from facade.host import commands as host
 
     opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
     raise typer.Exit(host.chat(agent, **opts))
@@ -293,7 +293,7 @@ def run(
     usage: Annotated[bool, typer.Option("--usage", help="Print token usage after the answer.")] = False,
 ) -> None:
     """Run one request as AGENT through the facade and print the answer (the reference host)."""
-    from facade.host import cli as host
+    from facade.host import commands as host
 
     opts = _host_options(url, token, provider, model, base_url, api_key, mode, session, allow, deny, ask, default, max_steps, history_budget)
     raise typer.Exit(host.run(agent, prompt, show_usage=usage, **opts))
