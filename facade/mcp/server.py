@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -102,16 +103,20 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
-        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
-            served = service.served.serve(service.registry)
-        else:
-            served = service.served.serve(service.views.view(service.agents[agent_name], conversation))
-        service.trace.served(
-            served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
-        )
+        served = await anyio.to_thread.run_sync(listing, agent_name, conversation, ctx.protocol_version)
         remember(ctx, session_id, agent_name, conversation)
         _listed.set(served)
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array
+
+    def listing(agent_name: str | None, conversation: str | None, era: str) -> Served:
+        """In a worker thread: the view reads the conversation's elevations (a Redis round trip),
+        a view's first listing in an era serializes its array, and the trace appends to its file."""
+        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
+            served = service.served.serve(service.registry)
+        else:
+            served = service.views.view(service.agents[agent_name], conversation).served
+        service.trace.served(served, agent=agent_name, conversation=conversation, era=era, runtime=agent_name is None)
+        return served
 
     def remember(ctx: ServerRequestContext[Any], session_id: str | None, agent: str | None, conversation: str | None) -> None:
         if agent is not None and conversation is not None and session_id is not None:

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import structlog
@@ -24,8 +24,9 @@ from sqlalchemy.orm import Session
 
 from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals
+from facade.access.audit import Audit
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
-from facade.access.cards import Card
+from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, Card, CardStore
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
 from facade.errors import DomainError, IdentityError, Unavailable
@@ -55,11 +56,17 @@ class CallRequest:
     fixed_agent: str | None = None
 
 
+# What became of a call: it ran (`ok`), or was held as a card (`held`), or why it did neither.
+Status = Literal[
+    "ok", "held", "refused", "identity", "unknown_tool", "invalid_arguments", "domain_error", "unavailable", "internal"
+]
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a call produced: `data` on success, else `error` (a message for the model)."""
 
-    status: str
+    status: Status
     data: dict[str, Any] | None = None
     error: str | None = None
     agent: str | None = None
@@ -78,25 +85,35 @@ def unknown_tool_message(name: str) -> str:
 
 class Calls:
     """Executes calls against a registry with the views, tokens and database it is given;
-    approval-2 calls are held as cards (facade/access/approvals.py) instead of run."""
+    approval-2 calls are held as cards (facade/access/approvals.py) instead of run.
+
+    It builds its `Approvals`, whose runner is its own `run_approved`: an approved card's call
+    runs through the same code as any call. `hold_refusal`, when set, refuses every approval-2
+    call with that message instead of holding it (a process whose cards no operator can reach).
+    The event loop never waits on I/O here: the view (elevations, over Redis), the card store
+    and the database are all reached from worker threads.
+    """
 
     def __init__(
         self,
         views: Views,
         tokens: TokenBook,
         session_factory: Callable[[], Session] | None,
-        approvals: Approvals | None = None,
+        cards: CardStore,
+        audit: Audit,
+        *,
         changes: Changes | None = None,
         elevation_ttl: float = DEFAULT_TTL_SECONDS,
+        card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
+        hold_refusal: str | None = None,
     ) -> None:
         self.views = views
         self.tokens = tokens
         self.session_factory = session_factory
-        self.approvals = approvals
+        self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl)
         self.changes = changes
         self.elevation_ttl = elevation_ttl
-        if approvals is not None:
-            approvals.runner = self.run_approved
+        self.hold_refusal = hold_refusal
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
@@ -132,8 +149,9 @@ class Calls:
             meta=request.meta,
             session_id=request.session_id,
         )
-        capability = self.views.registry.get(request.name)
-        if capability is None or not self.views.allows(agent, conversation, capability):
+        view = await anyio.to_thread.run_sync(self.views.view, agent, conversation)
+        capability = view.resolve(request.name)
+        if capability is None:
             return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
         try:
             args = _parse(capability, raw, conversation)
@@ -144,7 +162,9 @@ class Calls:
                 agent=agent.name,
                 conversation=conversation,
             )
-        if capability.approval == 2 and self.approvals is not None:
+        if capability.approval == 2:
+            if self.hold_refusal is not None:
+                return Outcome("refused", error=f"{capability.name} {self.hold_refusal}", agent=agent.name, conversation=conversation)
             return await self._hold(capability, args, agent, conversation)
         return await self._execute(capability, args, agent, conversation)
 
@@ -188,15 +208,15 @@ class Calls:
             finally:
                 if ctx.opened_db is not None:
                     ctx.opened_db.close()
-        assert self.approvals is not None
         arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
         return self.approvals.hold(capability, arguments, agent.name, conversation)
 
     async def run_approved(self, card: Card) -> dict[str, Any]:
         """Run an approved card's call with its original identity; the outcome is kept on the card."""
         agent = self.views.agents.get(card.agent)
-        capability = self.views.registry.get(card.tool)
-        if agent is None or capability is None or not self.views.allows(agent, card.conversation, capability):
+        view = await anyio.to_thread.run_sync(self.views.view, agent, card.conversation) if agent is not None else None
+        capability = view.resolve(card.tool) if view is not None else None
+        if agent is None or capability is None:
             return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
         try:
             args = _parse(capability, card.arguments, card.conversation)
