@@ -18,7 +18,8 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
-from facade.serving.calls import CallRequest, Outcome
+from facade.serving.calls import CallRequest
+from facade.serving.outcomes import Outcome
 from facade.serving.service import Service
 from facade.errors import IdentityError
 from facade.mcp.fanout import Fanout

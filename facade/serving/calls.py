@@ -1,23 +1,21 @@
-"""Running one tool call: identity, enforcement, validation, the handler, the outcome.
+"""Running one tool call: identity, enforcement, validation, the handler.
 
 Transport-agnostic: the MCP layer (HTTP and stdio) turns a request into a `CallRequest` and an
-`Outcome` into a `CallToolResult`. Every failure becomes an `Outcome` whose message says what to
-change; nothing here raises into the transport.
+`Outcome` (facade/serving/outcomes.py) into a `CallToolResult`. Every failure becomes an
+`Outcome` whose message says what to change; nothing here raises into the transport.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import structlog
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
@@ -29,10 +27,11 @@ from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, Card, CardStore
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import DomainError, IdentityError, Unavailable
+from facade.errors import IdentityError, Unavailable
 from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
+from facade.serving.outcomes import Outcome, as_structured, explain_validation, failed, unknown_tool_message
 
 log = structlog.get_logger("facade.serving.calls")
 # How many times an idempotent capability that lost a race to a concurrent call is run again.
@@ -54,33 +53,6 @@ class CallRequest:
     meta: Mapping[str, Any] | None = None
     session_id: str | None = None
     fixed_agent: str | None = None
-
-
-# What became of a call: it ran (`ok`), or was held as a card (`held`), or why it did neither.
-Status = Literal[
-    "ok", "held", "refused", "identity", "unknown_tool", "invalid_arguments", "domain_error", "unavailable", "internal"
-]
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a call produced: `data` on success, else `error` (a message for the model)."""
-
-    status: Status
-    data: dict[str, Any] | None = None
-    error: str | None = None
-    agent: str | None = None
-    conversation: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status in ("ok", "held")
-
-
-def unknown_tool_message(name: str) -> str:
-    # A tool outside the caller's view gets exactly this text too: the facade does not reveal
-    # what exists beyond what the agent may use.
-    return f"unknown tool {name!r}; call tools/list for the tools available to you"
 
 
 class Calls:
@@ -183,7 +155,7 @@ class Calls:
         except Unavailable as exc:  # the card store (Redis) is away
             return Outcome("unavailable", error=str(exc), **who)
         except Exception as exc:
-            return _failed(capability, exc, who)
+            return failed(capability, exc, who)
         note = "" if created else " (the same request was already pending; no new card was made)"
         return Outcome(
             "held",
@@ -259,47 +231,17 @@ class Calls:
                 return Outcome("ok", data=data, **who)
             except (IntegrityError, StaleDataError) as exc:
                 if retries == 0:
-                    return _failed(capability, exc, who)
+                    return failed(capability, exc, who)
                 retries -= 1
                 log.info("tool.conflict_retried", tool=capability.name)
             except Exception as exc:
-                return _failed(capability, exc, who)
+                return failed(capability, exc, who)
 
 
 def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
     """The call's arguments validated. Handlers never see a token: the identity fields carry
     the resolved conversation only."""
     return capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
-
-
-def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:
-    """What a call that raised tells its caller: what went wrong and what to do, never a trace."""
-    if isinstance(exc, DomainError):
-        return Outcome("domain_error", error=str(exc), **who)
-    if isinstance(exc, (IntegrityError, StaleDataError)):
-        # A concurrent call changed or took the same record first: a conflict, not an outage.
-        log.warning("tool.conflict", tool=capability.name, exc_info=exc)
-        return Outcome(
-            "domain_error",
-            error="conflict: another change to the same record landed first; nothing was changed — "
-            "read the record again and retry",
-            **who,
-        )
-    if isinstance(exc, DBAPIError):
-        log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
-        return Outcome(
-            "unavailable",
-            error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
-            **who,
-        )
-    ref = uuid.uuid4().hex[:12]
-    log.error("tool.crashed", tool=capability.name, ref=ref, exc_info=exc)
-    return Outcome(
-        "internal",
-        error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
-        "was changed — report the ref to an operator",
-        **who,
-    )
 
 
 def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
@@ -334,29 +276,3 @@ def _settled(ctx: CallContext) -> Iterator[None]:
     finally:
         if ctx.opened_db is not None:
             ctx.opened_db.close()
-
-
-def as_structured(result: Any) -> dict[str, Any]:
-    """A handler's result as a JSON object (`structuredContent` must be one)."""
-    value = to_jsonable_python(result, by_alias=True)
-    return value if isinstance(value, dict) else {"result": value}
-
-
-def explain_validation(capability: Capability, exc: ValidationError) -> str:
-    """Which arguments are wrong and how, then what the tool takes — written for a model."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in error["loc"]) or "arguments"
-        if error["type"] == "missing":
-            problems.append(f"`{where}` is required")
-        elif error["type"] == "extra_forbidden":
-            problems.append(f"`{where}` is not a parameter of this tool")
-        else:
-            problems.append(f"`{where}`: {error['msg']}")
-    fields = capability.input_model.model_fields
-    takes = ", ".join(
-        f"{name}{'' if not f.is_required() else ' (required)'}"
-        for name, f in fields.items()
-        if name not in IDENTITY_FIELDS
-    )
-    return f"invalid arguments for {capability.name}: {'; '.join(problems)}. It takes: {takes or 'no parameters'}."

@@ -22,9 +22,10 @@ from facade.serving.service import Service
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
 from facade.mcp.splice import Splice
-from facade.web.api import ROUTES, openapi, starlette_routes
+from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.limits import BodyLimit
+from facade.web.openapi import openapi
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,

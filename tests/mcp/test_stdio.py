@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from facade.serving.calls import unknown_tool_message
+from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
 from tests.test_elevation import api, counting, names
