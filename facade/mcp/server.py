@@ -1,4 +1,4 @@
-"""The MCP face of the core: a low-level SDK `Server` whose handlers resolve the caller, list
+"""The MCP face of the service: a low-level SDK `Server` whose handlers resolve the caller, list
 its view and run its calls. Shared by streamable HTTP (both protocol eras) and stdio."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class FacadeServer(Server[Any]):
 
 
 def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
-    """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
+    """The server for `service`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
     conversation's sessions so that an elevation reaches them as `list_changed`."""
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
