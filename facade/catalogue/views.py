@@ -112,10 +112,6 @@ class Views:
     def apps(self, agent: Agent, conversation: str | None) -> tuple[App, ...]:
         return self.view(agent, conversation).apps
 
-    def allows(self, agent: Agent, conversation: str | None, capability: Capability) -> bool:
-        """Kept for the catalogue gate's agreement check; the server resolves through the view."""
-        return self.view(agent, conversation).resolve(capability.name) is capability
-
     def _build(self, agent: Agent, modes: dict[str, Mode]) -> View:
         tools = tuple(c for c in self.registry if c.domain in modes and is_visible(agent, c, modes[c.domain]))
         shown: dict[str, list[Capability]] = {name: [] for name in modes}

@@ -168,7 +168,7 @@ def budget(
     from facade.serving.service import build_service
 
     service = build_service(_settings())
-    report = agent_budget(service.views, service.served, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
+    report = agent_budget(service.views, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
     typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
 
 

@@ -138,7 +138,7 @@ async def agent_tools_md(request: Request, service: Service, principal: Principa
 async def agent_budget_route(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
     report = partial(agent_budget, base_tokens=service.settings.base_prompt_tokens)
-    return JSONResponse(await off_loop(report, service.views, service.served, agent, conversation_param(request)))
+    return JSONResponse(await off_loop(report, service.views, agent, conversation_param(request)))
 
 
 async def catalogue(request: Request, service: Service, principal: Principal) -> Response:

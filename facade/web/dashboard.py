@@ -186,9 +186,9 @@ def overview(service: Service) -> dict[str, Any]:
         {"name": a.name, "model": a.model, "modes": service.views.modes(a, None)} for a in service.agents.values()
     ]
     base = service.settings.base_prompt_tokens
-    budgets = [bar(agent_budget(service.views, service.served, a, None, base_tokens=base)) for a in service.agents.values()]
+    budgets = [bar(agent_budget(service.views, a, None, base_tokens=base)) for a in service.agents.values()]
     for row in elevated:
-        report = agent_budget(service.views, service.served, service.agents[row["agent"]], row["conversation"], base_tokens=base)
+        report = agent_budget(service.views, service.agents[row["agent"]], row["conversation"], base_tokens=base)
         row["budget"] = bar(report)
     return {"pending": pending, "agents": agents, "elevated": elevated, "audit": service.audit.entries(20), "budgets": budgets}
 
