@@ -14,8 +14,8 @@ import pytest
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, Unavailable
 
 from domains.files import domain
-from domains.files.capabilities import domain as declared
 from domains.files.seed import TREE, seed
+from facade.catalogue.discovery import discover
 from tests.domains.harness import DomainHarness
 
 files = DomainHarness(domain, root_env="FACADE_FILES_ROOT")
@@ -47,7 +47,7 @@ class TestDeclaration:
     """The domain is declared the way the kit and the catalogue expect."""
 
     def test_the_package_exposes_the_domain(self) -> None:
-        assert domain is declared
+        assert discover().domain("files") is domain
         assert domain.name == "files" and domain.default_mode == "full" and domain.migrations is None
 
     def test_both_tiers_are_well_stocked(self) -> None:
