@@ -12,8 +12,11 @@ import psutil
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from domains.monitoring import inputs, serialize
 from domains.monitoring.tables import Sample
-from facade.kit import InvalidRequest, utcnow
+from facade.kit import CallContext, InvalidRequest, Toolset, utcnow
+
+tools = Toolset()
 
 Metric = Literal["cpu_percent", "memory_percent", "memory_used_bytes", "disk_percent", "load_1", "load_5", "load_15"]
 # Long enough for a meaningful CPU reading, short enough for a tool call (psutil's first
@@ -75,3 +78,9 @@ def stats(db: Session, metric: Metric, since: datetime, until: datetime) -> dict
         "first": {"taken_at": rows[0][0].isoformat(), "value": values[0]},
         "last": {"taken_at": rows[-1][0].isoformat(), "value": values[-1]},
     }
+
+
+@tools.capability("sample_create", example={})
+def sample_create(ctx: CallContext, args: inputs.SampleCreate) -> dict[str, Any]:
+    """Take and store a sample of this machine's CPU, memory, disk and load."""
+    return {"sample": serialize.sample(take(ctx.db, args.disk_path))}
