@@ -90,7 +90,7 @@ class TestExampleWalk:
         photos.sandbox(tmp_path, monkeypatch)
         engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
         photos.assert_walk_succeeds(engine)
-        assert (tmp_path / "root/exports/best-of-2026.zip").is_file()
+        assert (tmp_path / "root/exports/lisbon-may-2026.zip").is_file()
         assert count(engine, Photo) == 13  # 8 seeded - 1 deleted + 1 added + 4 edits + 1 rescanned
 
     def test_postgresql(
@@ -166,7 +166,11 @@ class TestSandbox:
             call(lib.engine, "photo_add", path="link/secret.jpg")
         with pytest.raises(Forbidden):
             call(lib.engine, "album_export", album_id=1, dest="link/album.zip")
-        assert call(lib.engine, "library_rescan")["imported"] == [{"id": 9, "path": "inbox/IMG_3001.jpg"}, {"id": 10, "path": "inbox/IMG_3002.jpg"}]
+        assert call(lib.engine, "library_rescan")["imported"] == [
+            {"id": 9, "path": "imports/IMG_3003.jpg"},
+            {"id": 10, "path": "inbox/IMG_3001.jpg"},
+            {"id": 11, "path": "inbox/IMG_3002.jpg"},
+        ]
         assert sorted(p.name for p in outside.iterdir()) == ["secret.jpg"]
 
 
@@ -406,7 +410,7 @@ class TestMaintenance:
         (lib.root / "2026/lisbon/IMG_2042-copy.jpg").unlink()
         (lib.root / "inbox/broken.png").write_bytes(b"\x89PNG broken")
         result = call(lib.engine, "library_rescan")
-        assert [i["path"] for i in result["imported"]] == ["inbox/IMG_3001.jpg", "inbox/IMG_3002.jpg"]
+        assert [i["path"] for i in result["imported"]] == ["imports/IMG_3003.jpg", "inbox/IMG_3001.jpg", "inbox/IMG_3002.jpg"]
         assert result["updated_photo_ids"] == [5] and result["missing"] == [{"id": 3, "path": "2026/lisbon/IMG_2042-copy.jpg"}]
         assert [f["path"] for f in result["failed"]] == ["inbox/broken.png"]
         assert call(lib.engine, "photo_get", photo_id=5)["photo"]["width"] == 64
