@@ -6,19 +6,18 @@ from __future__ import annotations
 import os
 import statistics
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import psutil
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.monitoring import inputs, serialize
-from domains.monitoring.tables import Sample
+from domains.monitoring.tables import Metric, Sample
 from facade.kit import CallContext, InvalidRequest, Toolset, utcnow
 
 tools = Toolset()
 
-Metric = Literal["cpu_percent", "memory_percent", "memory_used_bytes", "disk_percent", "load_1", "load_5", "load_15"]
 # Long enough for a meaningful CPU reading, short enough for a tool call (psutil's first
 # interval-less reading is always 0.0, so a sample needs a window of its own).
 CPU_WINDOW_SECONDS = 0.2

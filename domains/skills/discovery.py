@@ -1,9 +1,6 @@
-"""The facade's own domain: what an agent can ask the facade about itself — its apps and modes,
-and the tools behind them, including the ones its current mode hides.
-
-It keeps no state of its own: every answer comes from `ctx.facade`, the same views that list
-and enforce the catalogue, so what it reports cannot disagree with tools/list.
-"""
+"""Finding what you can do: your apps and their modes, tools found by words, and one tool
+described in full — including the tools your current mode hides. Every answer comes from
+`ctx.facade`, the same views that list and enforce the catalogue."""
 
 from __future__ import annotations
 
@@ -11,9 +8,10 @@ from typing import Any
 
 from pydantic import Field
 
-from facade.kit import CallContext, Domain, Input, NotFound
+from facade.kit import CallContext, Input, NotFound, Toolset
 
-domain = Domain("skills", description="What you can do here: your apps, modes and tools.", default_mode="full")
+tools = Toolset()
+full_tools = Toolset()  # listed after elevation: describing comes after asking for more
 
 
 class NoArgs(Input):
@@ -29,13 +27,13 @@ class ToolName(Input):
     name: str = Field(min_length=3, max_length=120, description="A tool name such as finance.invoice_create.")
 
 
-@domain.capability("apps_list", read_only=True, example={})
+@tools.capability("apps_list", read_only=True, example={})
 def apps_list(ctx: CallContext, args: NoArgs) -> dict[str, Any]:
     """List your apps with their modes and how many tools each has now and in full mode."""
     return {"apps": ctx.facade.apps()}
 
 
-@domain.capability("tool_search", read_only=True, example={"query": "list"})
+@tools.capability("tool_search", read_only=True, example={"query": "list"})
 def tool_search(ctx: CallContext, args: ToolSearch) -> dict[str, Any]:
     """Find tools of your apps by words, including ones your current mode hides."""
     words = args.query.lower().split()
@@ -55,11 +53,7 @@ def tool_search(ctx: CallContext, args: ToolSearch) -> dict[str, Any]:
     }
 
 
-# Registered here so that, in registration order, asking for more comes before the full-tier
-# tool it unlocks (the registry walk elevates `skills` itself, then describes a tool).
-from domains.skills import elevation  # noqa: E402,F401
-
-@domain.capability("tool_describe", read_only=True, example={"name": "skills.apps_list"})
+@full_tools.capability("tool_describe", read_only=True, example={"name": "skills.apps_list"})
 def tool_describe(ctx: CallContext, args: ToolName) -> dict[str, Any]:
     """Show one tool of your apps with its parameters, even if your current mode hides it."""
     described = ctx.facade.describe(args.name)
