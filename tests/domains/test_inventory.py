@@ -115,7 +115,7 @@ class TestSeed:
 
     def test_ids_follow_the_seed_lists(self, db: Engine) -> None:
         skus = [i["sku"] for i in call(db, "item_list", include_archived=True, limit=200)["items"]]
-        assert skus[:2] == ["BOLT-M8X40", "NUT-M8"] and len(skus) == 10
+        assert skus[:2] == ["BOLT-M8X40", "NUT-M8"] and len(skus) == 11
         assert [w["code"] for w in call(db, "warehouse_list")["warehouses"]] == ["MAIN", "EAST"]
         assert call(db, "movement_list", limit=200)["total"] == 19
         assert [o["status"] for o in call(db, "purchase_order_list")["purchase_orders"]] == [
@@ -123,6 +123,8 @@ class TestSeed:
             "received",
             "partially_received",
             "draft",
+            "draft",
+            "ordered",
         ]
         draft = call(db, "purchase_order_get", purchase_order_id=4)["purchase_order"]
         assert [line["id"] for line in draft["lines"]] == [7, 8]
