@@ -378,7 +378,7 @@ class TestInvoices:
     def test_overdue_filter_reads_today(self, db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
         from datetime import date
 
-        from domains.finance.tools import sales
+        from domains.finance import sales
 
         monkeypatch.setattr(sales, "today", lambda: date(2026, 10, 18))
         assert [i["id"] for i in call(db, "invoice_list", overdue=True)["invoices"]] == [3]

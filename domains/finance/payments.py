@@ -6,16 +6,17 @@ from typing import Any
 
 from domains.finance import document_inputs as di
 from domains.finance import settlement
-from domains.finance.capabilities import domain
 from domains.finance.entities import CUSTOMER, PAYMENT, VENDOR
 from domains.finance.ledger import today
-from facade.kit import CallContext, records
+from facade.kit import CallContext, Toolset, records
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
 # Money leaves or lands on the books: an operator has the last word (approval 2).
-@domain.capability(
+@tools.capability(
     "payment_create",
     approval=2,
     example={
@@ -31,9 +32,9 @@ def payment_create(ctx: CallContext, args: di.PaymentCreate) -> Result:
     return {"payment": PAYMENT.render(settlement.create(ctx.db, args))}
 
 
-records.add_get(domain, PAYMENT, example_id=1)
+records.add_get(tools, PAYMENT, example_id=1)
 records.add_list(
-    domain,
+    tools,
     PAYMENT,
     di.PaymentFilter,
     example={"direction": "received"},
@@ -41,7 +42,7 @@ records.add_list(
 )
 
 
-@domain.capability("payment_void", destructive=True, example={"payment_id": 5, "void_date": "2026-11-16"})
+@tools.capability("payment_void", destructive=True, example={"payment_id": 5, "void_date": "2026-11-16"})
 def payment_void(ctx: CallContext, args: di.PaymentVoid) -> Result:
     """Void a payment: reverse its entry and reopen what it settled."""
     payment = settlement.void(ctx.db, PAYMENT.fetch(ctx.db, args.payment_id), args.void_date or today())

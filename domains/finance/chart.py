@@ -7,11 +7,12 @@ from typing import Any
 from sqlalchemy import ColumnElement, or_, select
 
 from domains.finance import inputs, rates, reference
-from domains.finance.capabilities import domain
 from domains.finance.entities import ACCOUNT, CURRENCY, EXCHANGE_RATE, TAX_RATE
 from domains.finance.ledger import today
 from domains.finance.tables import Account, Currency, ExchangeRate
-from facade.kit import CallContext, contains_text, records, within_days
+from facade.kit import CallContext, Toolset, contains_text, records, within_days
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -23,16 +24,16 @@ def _accounts_where(args: inputs.AccountFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_create(
-    domain,
+    tools,
     ACCOUNT,
     inputs.AccountCreate,
     example={"code": "5600", "name": "Marketing", "type": "expense", "description": "Ads, events, sponsorships."},
     check=reference.check_account_create,
     description="Create an account in the chart of accounts.",
 )
-records.add_get(domain, ACCOUNT, example_id=1)
+records.add_get(tools, ACCOUNT, example_id=1)
 records.add_list(
-    domain,
+    tools,
     ACCOUNT,
     inputs.AccountFilter,
     example={"type": "expense"},
@@ -40,7 +41,7 @@ records.add_list(
     description="List the chart of accounts, optionally filtered.",
 )
 records.add_update(
-    domain,
+    tools,
     ACCOUNT,
     inputs.AccountUpdate,
     example={"account_id": 21, "name": "Marketing and events"},
@@ -49,7 +50,7 @@ records.add_update(
 )
 
 
-@domain.capability(
+@tools.capability(
     "account_import",
     example={"csv": "code,name,type,description\n5700,Training,expense,Courses and books\n4200,Workshops,income,\n"},
 )
@@ -59,7 +60,7 @@ def account_import(ctx: CallContext, args: inputs.AccountImport) -> Result:
 
 
 records.add_delete(
-    domain,
+    tools,
     ACCOUNT,
     example_id=21,
     check=reference.check_account_delete,
@@ -67,17 +68,17 @@ records.add_delete(
 )
 
 records.add_create(
-    domain,
+    tools,
     CURRENCY,
     inputs.CurrencyCreate,
     example={"code": "JPY", "name": "Japanese yen", "symbol": "¥"},
     check=rates.code_free,
     tier="full",  # adding a currency is one-time company set-up: administration
 )
-records.add_list(domain, CURRENCY, inputs.Page, example={}, description="List the currencies; one is the base.")
+records.add_list(tools, CURRENCY, inputs.Page, example={}, description="List the currencies; one is the base.")
 
 
-@domain.capability(
+@tools.capability(
     "exchange_rate_set", idempotent=True, example={"currency": "USD", "rate_date": "2026-11-01", "rate": "0.930000"}
 )
 def exchange_rate_set(ctx: CallContext, args: inputs.ExchangeRateSet) -> Result:
@@ -95,7 +96,7 @@ def _rates_where(args: inputs.ExchangeRateFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain,
+    tools,
     EXCHANGE_RATE,
     inputs.ExchangeRateFilter,
     example={"currency": "USD"},
@@ -104,7 +105,7 @@ records.add_list(
 )
 
 
-@domain.capability(
+@tools.capability(
     "currency_convert",
     read_only=True,
     example={"amount": "1000.00", "from_currency": "USD", "to_currency": "GBP", "on_date": "2026-10-15"},
@@ -117,15 +118,15 @@ def currency_convert(ctx: CallContext, args: inputs.CurrencyConvert) -> Result:
 
 
 records.add_create(
-    domain,
+    tools,
     TAX_RATE,
     inputs.TaxRateCreate,
     example={"name": "Reduced 5%", "rate": "5.00"},
     check=reference.check_tax_rate_create,
 )
-records.add_list(domain, TAX_RATE, inputs.TaxRateFilter, example={"active": True})
+records.add_list(tools, TAX_RATE, inputs.TaxRateFilter, example={"active": True})
 records.add_update(
-    domain,
+    tools,
     TAX_RATE,
     inputs.TaxRateUpdate,
     example={"tax_rate_id": 5, "name": "Reduced rate 5%"},

@@ -8,18 +8,19 @@ from sqlalchemy import ColumnElement
 
 from domains.finance import document_inputs as di
 from domains.finance import documents, rates
-from domains.finance.capabilities import domain
 from domains.finance.document_tables import Bill
 from domains.finance.entities import BILL, VENDOR
 from domains.finance.inputs import changes_of
 from domains.finance.ledger import today
-from facade.kit import CallContext, records, within_days
+from facade.kit import CallContext, Toolset, records, within_days
+
+tools = Toolset()
 
 Result = dict[str, Any]
 BILLS = documents.BILLS
 
 
-@domain.capability(
+@tools.capability(
     "bill_create",
     example={
         "vendor_id": 2,
@@ -45,7 +46,7 @@ def bill_create(ctx: CallContext, args: di.BillCreate) -> Result:
     return {"bill": BILL.render(bill)}
 
 
-records.add_get(domain, BILL, example_id=3)
+records.add_get(tools, BILL, example_id=3)
 
 
 def _bills_where(args: di.BillFilter) -> list[ColumnElement[bool]]:
@@ -53,11 +54,11 @@ def _bills_where(args: di.BillFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain, BILL, di.BillFilter, example={"status": "posted"}, where=_bills_where, references={"vendor_id": VENDOR}
+    tools, BILL, di.BillFilter, example={"status": "posted"}, where=_bills_where, references={"vendor_id": VENDOR}
 )
 
 
-@domain.capability(
+@tools.capability(
     "bill_update", idempotent=True, example={"bill_id": 6, "notes": "Includes the November traffic overage."}
 )
 def bill_update(ctx: CallContext, args: di.BillUpdate) -> Result:
@@ -67,17 +68,17 @@ def bill_update(ctx: CallContext, args: di.BillUpdate) -> Result:
     return {"bill": BILL.render(documents.update(ctx.db, BILLS, bill, changes))}
 
 
-@domain.capability("bill_post", example={"bill_id": 6})
+@tools.capability("bill_post", example={"bill_id": 6})
 def bill_post(ctx: CallContext, args: di.BillRef) -> Result:
     """Post a draft bill to payables at its date's exchange rate."""
     return {"bill": BILL.render(documents.issue(ctx.db, BILLS, BILL.fetch(ctx.db, args.bill_id)))}
 
 
-@domain.capability("bill_void", destructive=True, example={"bill_id": 6, "void_date": "2026-11-05"})
+@tools.capability("bill_void", destructive=True, example={"bill_id": 6, "void_date": "2026-11-05"})
 def bill_void(ctx: CallContext, args: di.BillVoid) -> Result:
     """Void a posted, unpaid bill by reversing its journal entry."""
     bill = BILL.fetch(ctx.db, args.bill_id)
     return {"bill": BILL.render(documents.void(ctx.db, BILLS, bill, args.void_date or today()))}
 
 
-records.add_delete(domain, BILL, example_id=5, check=documents.check_delete(BILLS), description="Delete a draft bill.")
+records.add_delete(tools, BILL, example_id=5, check=documents.check_delete(BILLS), description="Delete a draft bill.")

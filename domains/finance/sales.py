@@ -8,18 +8,19 @@ from sqlalchemy import ColumnElement
 
 from domains.finance import document_inputs as di
 from domains.finance import documents, rates, recurring
-from domains.finance.capabilities import domain
 from domains.finance.document_tables import Invoice
 from domains.finance.entities import CUSTOMER, INVOICE, RECURRING_INVOICE
 from domains.finance.inputs import changes_of
 from domains.finance.ledger import today
-from facade.kit import CallContext, each, records, within_days
+from facade.kit import CallContext, Toolset, each, records, within_days
+
+tools = Toolset()
 
 Result = dict[str, Any]
 INVOICES = documents.INVOICES
 
 
-@domain.capability(
+@tools.capability(
     "invoice_create",
     example={
         "customer_id": 3,
@@ -44,7 +45,7 @@ def invoice_create(ctx: CallContext, args: di.InvoiceCreate) -> Result:
     return {"invoice": INVOICE.render(invoice)}
 
 
-records.add_get(domain, INVOICE, example_id=1)
+records.add_get(tools, INVOICE, example_id=1)
 
 
 def _invoices_where(args: di.InvoiceFilter) -> list[ColumnElement[bool]]:
@@ -55,7 +56,7 @@ def _invoices_where(args: di.InvoiceFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain,
+    tools,
     INVOICE,
     di.InvoiceFilter,
     example={"status": "sent"},
@@ -64,7 +65,7 @@ records.add_list(
 )
 
 
-@domain.capability(
+@tools.capability(
     "invoice_update",
     idempotent=True,
     example={
@@ -83,14 +84,14 @@ def invoice_update(ctx: CallContext, args: di.InvoiceUpdate) -> Result:
     return {"invoice": INVOICE.render(documents.update(ctx.db, INVOICES, invoice, changes))}
 
 
-@domain.capability("invoice_send", example={"invoice_id": 4})
+@tools.capability("invoice_send", example={"invoice_id": 4})
 def invoice_send(ctx: CallContext, args: di.InvoiceRef) -> Result:
     """Send a draft invoice: fix its exchange rate and post it to receivables."""
     invoice = documents.issue(ctx.db, INVOICES, INVOICE.fetch(ctx.db, args.invoice_id))
     return {"invoice": INVOICE.render(invoice)}
 
 
-@domain.capability("invoice_bulk_send", example={"invoice_ids": [5]})
+@tools.capability("invoice_bulk_send", example={"invoice_ids": [5]})
 def invoice_bulk_send(ctx: CallContext, args: di.InvoiceBulkSend) -> Result:
     """Send several draft invoices, reporting each one's result."""
 
@@ -102,14 +103,14 @@ def invoice_bulk_send(ctx: CallContext, args: di.InvoiceBulkSend) -> Result:
     return each(args.invoice_ids, "invoice_id", send)
 
 
-@domain.capability("invoice_duplicate", example={"invoice_id": 3, "issue_date": "2026-11-20"})
+@tools.capability("invoice_duplicate", example={"invoice_id": 3, "issue_date": "2026-11-20"})
 def invoice_duplicate(ctx: CallContext, args: di.InvoiceDuplicate) -> Result:
     """Copy an invoice's customer, currency and lines into a new draft."""
     source = INVOICE.fetch(ctx.db, args.invoice_id)
     return {"invoice": INVOICE.render(documents.duplicate(ctx.db, source, args.issue_date or today()))}
 
 
-@domain.capability("invoice_void", destructive=True, example={"invoice_id": 5, "void_date": "2026-11-13"})
+@tools.capability("invoice_void", destructive=True, example={"invoice_id": 5, "void_date": "2026-11-13"})
 def invoice_void(ctx: CallContext, args: di.InvoiceVoid) -> Result:
     """Void a sent, unpaid invoice by reversing its journal entry."""
     invoice = INVOICE.fetch(ctx.db, args.invoice_id)
@@ -117,13 +118,13 @@ def invoice_void(ctx: CallContext, args: di.InvoiceVoid) -> Result:
 
 
 records.add_delete(
-    domain, INVOICE, example_id=6, check=documents.check_delete(INVOICES), description="Delete a draft invoice."
+    tools, INVOICE, example_id=6, check=documents.check_delete(INVOICES), description="Delete a draft invoice."
 )
 
 # Recurring invoice templates
 
 
-@domain.capability(
+@tools.capability(
     "recurring_invoice_create",
     example={
         "name": "Quarterly brand review",
@@ -141,11 +142,11 @@ def recurring_invoice_create(ctx: CallContext, args: di.RecurringInvoiceCreate) 
 
 
 records.add_list(
-    domain, RECURRING_INVOICE, di.RecurringInvoiceFilter, example={}, references={"customer_id": CUSTOMER}
+    tools, RECURRING_INVOICE, di.RecurringInvoiceFilter, example={}, references={"customer_id": CUSTOMER}
 )
 
 
-@domain.capability(
+@tools.capability(
     "recurring_invoice_update", idempotent=True, example={"recurring_invoice_id": 3, "end_date": "2027-12-31"}
 )
 def recurring_invoice_update(ctx: CallContext, args: di.RecurringInvoiceUpdate) -> Result:
@@ -155,14 +156,14 @@ def recurring_invoice_update(ctx: CallContext, args: di.RecurringInvoiceUpdate) 
     return {"recurring_invoice": RECURRING_INVOICE.render(recurring.update(ctx.db, template, changes))}
 
 
-@domain.capability("recurring_invoice_run", example={"as_of": "2026-12-01"})
+@tools.capability("recurring_invoice_run", example={"as_of": "2026-12-01"})
 def recurring_invoice_run(ctx: CallContext, args: di.RecurringInvoiceRun) -> Result:
     """Make the invoices of every template due by a date."""
     return recurring.run(ctx.db, args.as_of or today(), args.send)
 
 
 records.add_delete(
-    domain,
+    tools,
     RECURRING_INVOICE,
     example_id=3,
     description="Delete a recurring invoice template; its invoices stay.",

@@ -9,9 +9,10 @@ from sqlalchemy import ColumnElement
 from sqlalchemy.orm import Session
 
 from domains.finance import inputs, reference
-from domains.finance.capabilities import domain
 from domains.finance.entities import CUSTOMER, VENDOR
-from facade.kit import Entity, Input, contains_text, records
+from facade.kit import Entity, Input, Toolset, contains_text, records
+
+tools = Toolset()
 
 
 def _name_contains(table: type[Any]) -> Callable[[inputs.Search], list[ColumnElement[bool]]]:
@@ -28,13 +29,13 @@ def _register(
     check_delete: Callable[[Session, Any], dict[str, Any]],
 ) -> None:
     create, update = models
-    records.add_create(domain, entity, create, example=examples[0])
-    records.add_get(domain, entity, example_id=1)
-    records.add_list(domain, entity, inputs.Search, example={}, where=_name_contains(entity.table))
-    records.add_update(domain, entity, update, example=examples[1])
+    records.add_create(tools, entity, create, example=examples[0])
+    records.add_get(tools, entity, example_id=1)
+    records.add_list(tools, entity, inputs.Search, example={}, where=_name_contains(entity.table))
+    records.add_update(tools, entity, update, example=examples[1])
     # Example id 4: the record the create example just made.
     records.add_delete(
-        domain, entity, example_id=4, check=check_delete, description=f"Delete a {entity.name} that has no documents."
+        tools, entity, example_id=4, check=check_delete, description=f"Delete a {entity.name} that has no documents."
     )
 
 

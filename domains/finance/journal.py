@@ -7,15 +7,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, select
 
 from domains.finance import inputs, ledger
-from domains.finance.capabilities import domain
 from domains.finance.entities import ACCOUNT, JOURNAL_ENTRY
 from domains.finance.tables import JournalEntry, JournalLine
-from facade.kit import CallContext, InvalidRequest, records, within_days
+from facade.kit import CallContext, InvalidRequest, Toolset, records, within_days
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
-@domain.capability(
+@tools.capability(
     "journal_entry_create",
     example={
         "entry_date": "2026-11-03",
@@ -33,7 +34,7 @@ def journal_entry_create(ctx: CallContext, args: inputs.JournalEntryCreate) -> R
     return {"journal_entry": JOURNAL_ENTRY.render(entry)}
 
 
-records.add_get(domain, JOURNAL_ENTRY, example_id=4)
+records.add_get(tools, JOURNAL_ENTRY, example_id=4)
 
 
 def _entries_where(args: inputs.JournalEntryFilter) -> list[ColumnElement[bool]]:
@@ -45,7 +46,7 @@ def _entries_where(args: inputs.JournalEntryFilter) -> list[ColumnElement[bool]]
 
 
 records.add_list(
-    domain,
+    tools,
     JOURNAL_ENTRY,
     inputs.JournalEntryFilter,
     example={"status": "draft"},
@@ -54,7 +55,7 @@ records.add_list(
 )
 
 
-@domain.capability(
+@tools.capability(
     "journal_entry_update",
     idempotent=True,
     example={"journal_entry_id": 20, "memo": "Bank loan drawdown (Sparkasse, 5 years)"},
@@ -80,7 +81,7 @@ def journal_entry_update(ctx: CallContext, args: inputs.JournalEntryUpdate) -> R
     return {"journal_entry": JOURNAL_ENTRY.render(entry)}
 
 
-@domain.capability("journal_entry_post", example={"journal_entry_id": 20})
+@tools.capability("journal_entry_post", example={"journal_entry_id": 20})
 def journal_entry_post(ctx: CallContext, args: inputs.JournalEntryRef) -> Result:
     """Post a draft journal entry, which must balance; it cannot change afterwards."""
     entry = JOURNAL_ENTRY.fetch(ctx.db, args.journal_entry_id)
@@ -89,7 +90,7 @@ def journal_entry_post(ctx: CallContext, args: inputs.JournalEntryRef) -> Result
     return {"journal_entry": JOURNAL_ENTRY.render(entry)}
 
 
-@domain.capability(
+@tools.capability(
     "journal_entry_reverse",
     destructive=True,
     example={"journal_entry_id": 17, "entry_date": "2026-10-31", "memo": "Reversal: the tablet is equipment"},
@@ -101,4 +102,4 @@ def journal_entry_reverse(ctx: CallContext, args: inputs.JournalEntryReverse) ->
     return {"reversal": JOURNAL_ENTRY.render(reversal), "reversed_id": entry.id}
 
 
-records.add_delete(domain, JOURNAL_ENTRY, example_id=19, description="Delete a draft journal entry.")
+records.add_delete(tools, JOURNAL_ENTRY, example_id=19, description="Delete a draft journal entry.")
