@@ -105,4 +105,4 @@ def budget_report(ctx: CallContext, args: di.BudgetReport) -> Result:
     return report(ctx.db, args.period_from, args.period_to, account)
 
 
-records.add_delete(tools, BUDGET, example_id=11)
+records.add_delete(tools, BUDGET, example_id=10)

@@ -44,7 +44,7 @@ records.add_update(
     tools,
     ACCOUNT,
     inputs.AccountUpdate,
-    example={"account_id": 21, "name": "Marketing and events"},
+    example={"account_id": 20, "name": "Subcontractors and freelancers"},
     check=reference.check_account_update,
     description="Change some fields of an account.",
 )
@@ -62,7 +62,7 @@ def account_import(ctx: CallContext, args: inputs.AccountImport) -> Result:
 records.add_delete(
     tools,
     ACCOUNT,
-    example_id=21,
+    example_id=14,
     check=reference.check_account_delete,
     description="Delete an account that nothing refers to, with its budgets.",
 )
@@ -129,6 +129,6 @@ records.add_update(
     tools,
     TAX_RATE,
     inputs.TaxRateUpdate,
-    example={"tax_rate_id": 5, "name": "Reduced rate 5%"},
+    example={"tax_rate_id": 4, "name": "VAT 16% (second half of 2020)"},
     check=reference.check_tax_rate_update,
 )

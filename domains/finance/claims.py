@@ -140,4 +140,4 @@ def expense_claim_reimburse(ctx: CallContext, args: di.ExpenseClaimReimburse) ->
     return {"expense_claim": EXPENSE_CLAIM.render(claim)}
 
 
-records.add_delete(tools, EXPENSE_CLAIM, example_id=4, description="Delete a draft expense claim.")
+records.add_delete(tools, EXPENSE_CLAIM, example_id=5, description="Delete a draft expense claim.")

@@ -81,7 +81,7 @@ def journal_entry_update(ctx: CallContext, args: inputs.JournalEntryUpdate) -> R
     return {"journal_entry": JOURNAL_ENTRY.render(entry)}
 
 
-@tools.capability("journal_entry_post", example={"journal_entry_id": 20})
+@tools.capability("journal_entry_post", example={"journal_entry_id": 21})
 def journal_entry_post(ctx: CallContext, args: inputs.JournalEntryRef) -> Result:
     """Post a draft journal entry, which must balance; it cannot change afterwards."""
     entry = JOURNAL_ENTRY.fetch(ctx.db, args.journal_entry_id)

@@ -33,7 +33,7 @@ def _register(
     records.add_get(tools, entity, example_id=1)
     records.add_list(tools, entity, inputs.Search, example={}, where=_name_contains(entity.table))
     records.add_update(tools, entity, update, example=examples[1])
-    # Example id 4: the record the create example just made.
+    # Example id 4: a record of the seed's that has no documents, for this example alone.
     records.add_delete(
         tools, entity, example_id=4, check=check_delete, description=f"Delete a {entity.name} that has no documents."
     )
@@ -44,7 +44,7 @@ _register(
     (inputs.CustomerCreate, inputs.CustomerUpdate),
     (
         {"name": "Nordlicht Events GmbH", "email": "billing@nordlicht.example", "payment_terms_days": 30},
-        {"customer_id": 4, "address": "Hafenstrasse 7, 20359 Hamburg"},
+        {"customer_id": 3, "address": "Lindenstrasse 4a, 10969 Berlin"},
     ),
     reference.check_customer_delete,
 )
@@ -53,7 +53,7 @@ _register(
     (inputs.VendorCreate, inputs.VendorUpdate),
     (
         {"name": "Druckerei Weiss", "email": "auftrag@druckerei-weiss.example", "payment_terms_days": 14},
-        {"vendor_id": 4, "tax_number": "DE277654321"},
+        {"vendor_id": 3, "tax_number": "DE277654321"},
     ),
     reference.check_vendor_delete,
 )

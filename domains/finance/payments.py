@@ -20,11 +20,11 @@ Result = dict[str, Any]
     "payment_create",
     approval=2,
     example={
-        "direction": "received",
+        "direction": "made",
         "payment_date": "2026-11-14",
-        "amount": "961.40",
-        "allocations": [{"document_id": 3, "amount": "961.40"}],
-        "reference": "Bank transfer CL-1102",
+        "amount": "101.15",
+        "allocations": [{"document_id": 4, "amount": "101.15"}],
+        "reference": "SEPA PS-4471",
     },
 )
 def payment_create(ctx: CallContext, args: di.PaymentCreate) -> Result:
@@ -42,7 +42,7 @@ records.add_list(
 )
 
 
-@tools.capability("payment_void", destructive=True, example={"payment_id": 5, "void_date": "2026-11-16"})
+@tools.capability("payment_void", destructive=True, example={"payment_id": 3, "void_date": "2026-11-16"})
 def payment_void(ctx: CallContext, args: di.PaymentVoid) -> Result:
     """Void a payment: reverse its entry and reopen what it settled."""
     payment = settlement.void(ctx.db, PAYMENT.fetch(ctx.db, args.payment_id), args.void_date or today())

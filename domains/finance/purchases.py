@@ -68,13 +68,13 @@ def bill_update(ctx: CallContext, args: di.BillUpdate) -> Result:
     return {"bill": BILL.render(documents.update(ctx.db, BILLS, bill, changes))}
 
 
-@tools.capability("bill_post", example={"bill_id": 6})
+@tools.capability("bill_post", example={"bill_id": 7})
 def bill_post(ctx: CallContext, args: di.BillRef) -> Result:
     """Post a draft bill to payables at its date's exchange rate."""
     return {"bill": BILL.render(documents.issue(ctx.db, BILLS, BILL.fetch(ctx.db, args.bill_id)))}
 
 
-@tools.capability("bill_void", destructive=True, example={"bill_id": 6, "void_date": "2026-11-05"})
+@tools.capability("bill_void", destructive=True, example={"bill_id": 3, "void_date": "2026-11-05"})
 def bill_void(ctx: CallContext, args: di.BillVoid) -> Result:
     """Void a posted, unpaid bill by reversing its journal entry."""
     bill = BILL.fetch(ctx.db, args.bill_id)

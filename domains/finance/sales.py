@@ -91,7 +91,7 @@ def invoice_send(ctx: CallContext, args: di.InvoiceRef) -> Result:
     return {"invoice": INVOICE.render(invoice)}
 
 
-@tools.capability("invoice_bulk_send", example={"invoice_ids": [5]})
+@tools.capability("invoice_bulk_send", example={"invoice_ids": [6]})
 def invoice_bulk_send(ctx: CallContext, args: di.InvoiceBulkSend) -> Result:
     """Send several draft invoices, reporting each one's result."""
 
@@ -110,7 +110,7 @@ def invoice_duplicate(ctx: CallContext, args: di.InvoiceDuplicate) -> Result:
     return {"invoice": INVOICE.render(documents.duplicate(ctx.db, source, args.issue_date or today()))}
 
 
-@tools.capability("invoice_void", destructive=True, example={"invoice_id": 5, "void_date": "2026-11-13"})
+@tools.capability("invoice_void", destructive=True, example={"invoice_id": 3, "void_date": "2026-11-13"})
 def invoice_void(ctx: CallContext, args: di.InvoiceVoid) -> Result:
     """Void a sent, unpaid invoice by reversing its journal entry."""
     invoice = INVOICE.fetch(ctx.db, args.invoice_id)
@@ -118,7 +118,7 @@ def invoice_void(ctx: CallContext, args: di.InvoiceVoid) -> Result:
 
 
 records.add_delete(
-    tools, INVOICE, example_id=6, check=documents.check_delete(INVOICES), description="Delete a draft invoice."
+    tools, INVOICE, example_id=7, check=documents.check_delete(INVOICES), description="Delete a draft invoice."
 )
 
 # Recurring invoice templates
@@ -147,7 +147,7 @@ records.add_list(
 
 
 @tools.capability(
-    "recurring_invoice_update", idempotent=True, example={"recurring_invoice_id": 3, "end_date": "2027-12-31"}
+    "recurring_invoice_update", idempotent=True, example={"recurring_invoice_id": 2, "end_date": "2027-12-31"}
 )
 def recurring_invoice_update(ctx: CallContext, args: di.RecurringInvoiceUpdate) -> Result:
     """Change a recurring invoice template's name, end date, lines or active flag."""
@@ -165,6 +165,6 @@ def recurring_invoice_run(ctx: CallContext, args: di.RecurringInvoiceRun) -> Res
 records.add_delete(
     tools,
     RECURRING_INVOICE,
-    example_id=3,
+    example_id=1,
     description="Delete a recurring invoice template; its invoices stay.",
 )

@@ -22,7 +22,7 @@ from domains.backups.seed import DOCUMENTS_BEFORE
 from domains.backups.tables import Job, Run, RunFile
 from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 backups = DomainHarness(domain, root_env="FACADE_BACKUPS_ROOT")
 call, migrated, seeded = backups.call, backups.migrated, backups.seeded
@@ -98,6 +98,10 @@ class TestExampleWalk:
 
     def test_sqlite(self, db: Engine) -> None:
         backups.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        backups.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, root: Path, pg_schema: Callable[[], Engine]) -> None:
         backups.assert_walk_succeeds(seeded(migrated(pg_schema())))

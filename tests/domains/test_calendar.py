@@ -19,7 +19,7 @@ from domains.calendar import domain
 from domains.calendar.tables import Event
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 
 calendar = DomainHarness(domain)
 call, migrated, seeded = calendar.call, calendar.migrated, calendar.seeded
@@ -85,6 +85,10 @@ class TestExampleWalk:
 
     def test_sqlite(self, db: Engine) -> None:
         calendar.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        calendar.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         calendar.assert_walk_succeeds(seeded(migrated(pg_schema())))

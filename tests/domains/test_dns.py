@@ -20,7 +20,7 @@ from domains.dns import domain, resolver, rules
 from domains.dns.tables import Change, Record, Zone
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 dns_domain = DomainHarness(domain)
 call, migrated, seeded = dns_domain.call, dns_domain.migrated, dns_domain.seeded
@@ -85,6 +85,14 @@ class TestExampleWalk:
                 "shop.example.net",
                 "static.example.org",
             ]
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, seed: int) -> None:
+        db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        dns_domain.assert_walk_succeeds(db, shuffle=seed)
+        with session_factory(db)() as session:
+            names = set(session.scalars(select(Zone.name)))
+        assert names == {"example.com", "localhost", "113.0.203.in-addr.arpa", "shop.example.net", "static.example.org"}
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         dns_domain.assert_walk_succeeds(seeded(migrated(pg_schema())))

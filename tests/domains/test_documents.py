@@ -21,7 +21,7 @@ from domains.documents.tables import Document, Tag
 from facade.serving.database import session_factory
 from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, Library, MigrationContract, count, sqlite_engine
 
 documents = DomainHarness(domain, root_env="FACADE_DOCUMENTS_ROOT")
 call, migrated, seeded = documents.call, documents.migrated, documents.seeded
@@ -75,6 +75,13 @@ class TestExampleWalk:
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         documents.sandbox(tmp_path, monkeypatch)
         documents.assert_walk_succeeds(seeded(migrated(sqlite_engine(tmp_path / "facade.db"))))
+        assert not (tmp_path / "root" / "scratch" / "old-draft.md").exists()
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+        documents.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        documents.assert_walk_succeeds(engine, shuffle=seed)
         assert not (tmp_path / "root" / "scratch" / "old-draft.md").exists()
 
     def test_postgresql(

@@ -21,7 +21,7 @@ from domains.hosts import domain
 from domains.hosts.tables import Host, HostTag, Probe
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 from tests.support import free_port
 
 hosts = DomainHarness(domain)
@@ -129,7 +129,13 @@ class TestExampleWalk:
     def test_sqlite(self, tmp_path: Path) -> None:
         db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
         hosts.assert_walk_succeeds(db)
-        assert count(db, Host, Host.id == 7) == 0  # the delete example ran last
+        assert count(db, Host, Host.id == 7) == 0  # the delete example's host
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, seed: int) -> None:
+        db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        hosts.assert_walk_succeeds(db, shuffle=seed)
+        assert count(db, Host, Host.id == 7) == 0
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         hosts.assert_walk_succeeds(seeded(migrated(pg_schema())))

@@ -19,7 +19,7 @@ from domains.inventory import domain
 from domains.inventory.tables import Movement, PurchaseOrderLine, Stock
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 
 inventory = DomainHarness(domain)
 call, migrated, seeded = inventory.call, inventory.migrated, inventory.seeded
@@ -31,8 +31,8 @@ NEEDS_BACKEND: set[str] = set()
 # Helpers and fixtures
 
 
-def assert_walk_succeeds(engine: Engine) -> None:
-    inventory.assert_walk_succeeds(engine, unavailable=NEEDS_BACKEND)
+def assert_walk_succeeds(engine: Engine, shuffle: int | None = None) -> None:
+    inventory.assert_walk_succeeds(engine, unavailable=NEEDS_BACKEND, shuffle=shuffle)
     assert call(engine, "stock_audit")["consistent"] is True
 
 
@@ -99,6 +99,10 @@ class TestExampleWalk:
 
     def test_sqlite(self, db: Engine) -> None:
         assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         assert_walk_succeeds(seeded(migrated(pg_schema())))

@@ -21,7 +21,7 @@ from domains.mail.tables import Folder, Message, Thread
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
 from tests.domains import harness
-from tests.domains.harness import DomainHarness, MigrationContract
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 from tests.support import free_port
 
 mail = DomainHarness(domain)
@@ -124,6 +124,12 @@ class TestExampleWalk:
         mail.assert_walk_succeeds(db)
         assert folder_of(db, 6) == "sent"
         assert len(smtp_server.envelopes) == 4  # one draft, three personal copies
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, smtp_server: Recorder, seed: int) -> None:
+        mail.assert_walk_succeeds(db, shuffle=seed)
+        assert folder_of(db, 6) == "sent"
+        assert len(smtp_server.envelopes) == 4
 
     def test_postgresql(self, pg_schema: Callable[[], Engine], no_smtp: int) -> None:
         mail.assert_walk_succeeds(seeded(migrated(pg_schema())), unavailable=SENDS)

@@ -26,7 +26,7 @@ from domains.monitoring import domain
 from domains.monitoring.tables import Alert, Check, Result, Sample
 from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count
 
 monitoring = DomainHarness(domain, root_env="FACADE_MONITORING_ROOT")
 call, migrated, seeded = monitoring.call, monitoring.migrated, monitoring.seeded
@@ -154,6 +154,10 @@ class TestExampleWalk:
 
     def test_sqlite(self, db: Engine) -> None:
         monitoring.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        monitoring.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, root: Path, pg_schema: Callable[[], Engine]) -> None:
         monitoring.assert_walk_succeeds(seeded(migrated(pg_schema())))

@@ -23,7 +23,7 @@ from domains.photos.tables import AlbumPhoto, Photo
 from facade.serving.database import session_factory
 from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, Library, MigrationContract, count, sqlite_engine
 
 photos = DomainHarness(domain, root_env="FACADE_PHOTOS_ROOT")
 call, migrated, seeded = photos.call, photos.migrated, photos.seeded
@@ -92,6 +92,14 @@ class TestExampleWalk:
         photos.assert_walk_succeeds(engine)
         assert (tmp_path / "root/exports/lisbon-may-2026.zip").is_file()
         assert count(engine, Photo) == 13  # 8 seeded - 1 deleted + 1 added + 4 edits + 1 rescanned
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+        photos.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        photos.assert_walk_succeeds(engine, shuffle=seed)
+        assert (tmp_path / "root/exports/lisbon-may-2026.zip").is_file()
+        assert count(engine, Photo) == 13
 
     def test_postgresql(
         self, pg_schema: Callable[[], Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

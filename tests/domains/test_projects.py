@@ -17,7 +17,7 @@ from domains.projects import domain
 from domains.projects.tables import Assignment, Comment, Milestone, Project, Task
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 projects = DomainHarness(domain)
 call, migrated, seeded = projects.call, projects.migrated, projects.seeded
@@ -62,6 +62,10 @@ class TestExampleWalk:
 
     def test_sqlite(self, db: Engine) -> None:
         projects.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        projects.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         projects.assert_walk_succeeds(seeded(migrated(pg_schema())))
