@@ -25,6 +25,7 @@ Seeded ids (ids are never reused):
   example); recurring invoices 1-2, due 2026-12-01 and 2026-11-15 (1 deleted, 2 updated by their
   examples).
 """
+
 from pathlib import Path
 
 from domains.finance import budgets, chart, claims, journal, parties, payments, purchases, reports, sales
