@@ -1,4 +1,4 @@
-"""The backups domain: every capability's example succeeds in registration order on a freshly
+"""The backups domain: every capability's example succeeds in any order on a freshly
 seeded database and sandbox (SQLite, and PostgreSQL when reachable), archives are real and
 verifiable, restores stay inside the sandbox, retention holds, and the migration builds exactly
 the schema of tables.py."""
@@ -94,7 +94,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seed, succeeds."""
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seed, succeeds."""
 
     def test_sqlite(self, db: Engine) -> None:
         backups.assert_walk_succeeds(db)

@@ -1,4 +1,4 @@
-"""The calendar domain: every capability's example succeeds in registration order on a freshly
+"""The calendar domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable); series expand across DST, occurrences
 are changed and cancelled one by one, free/busy, slots and conflicts read the real events,
 iCalendar round-trips; and the migration builds exactly the schema of tables.py."""
@@ -80,7 +80,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, db: Engine) -> None:

@@ -1,4 +1,4 @@
-"""The dns domain: every capability's example succeeds in registration order on a freshly
+"""The dns domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), each record type is validated, CNAMEs
 stand alone, every change bumps the serial and is kept in the history, zone files go out and
 come back intact, and the migration builds exactly the schema of tables.py. The only name
@@ -70,7 +70,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The documents domain: every capability's example succeeds in registration order on a freshly
+"""The documents domain: every capability's example succeeds in any order on a freshly
 seeded database and folder (SQLite, and PostgreSQL when reachable), the sandbox holds, the
 domain's rules and messages hold, and the migration builds exactly the schema of tables.py."""
 
@@ -69,7 +69,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database
     and folder, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

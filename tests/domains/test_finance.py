@@ -1,4 +1,4 @@
-"""The finance domain: every capability's example succeeds in registration order on a freshly
+"""The finance domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), the ledger's rules hold and say what to
 do instead, the reports add up, and the migration builds exactly the schema of the tables.
 
@@ -108,7 +108,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds, returns JSON-friendly data, and leaves books that still balance."""
 
     def test_sqlite(self, tmp_path: Path) -> None:

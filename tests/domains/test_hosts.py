@@ -1,4 +1,4 @@
-"""The hosts domain: every capability's example succeeds in registration order on a freshly
+"""The hosts domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), the inventory's rules hold, probes
 report what they find on real loopback servers, and the migration builds exactly the schema of
 tables.py. Every probe here targets 127.0.0.1 only."""
@@ -123,7 +123,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path) -> None:

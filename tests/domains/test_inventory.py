@@ -1,4 +1,4 @@
-"""The inventory domain: every capability's example succeeds in registration order on a freshly
+"""The inventory domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable); stock never goes negative and always
 equals its movements; purchasing, reservations and counts keep their rules; the migration builds
 exactly the schema of tables.py."""
@@ -94,7 +94,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds, returns JSON-friendly data, and leaves the books consistent."""
 
     def test_sqlite(self, db: Engine) -> None:

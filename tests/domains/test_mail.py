@@ -1,4 +1,4 @@
-"""The mail domain: every capability's example succeeds in registration order on a freshly
+"""The mail domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable) — the two sending examples with
 Unavailable when no SMTP server listens, and for real against a local one; mail really goes out
 through SMTP; the domain's rules hold; and the migration builds exactly the schema of tables.py."""
@@ -113,7 +113,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds with JSON-friendly data; sending raises Unavailable only when no server listens."""
 
     def test_sqlite_without_smtp(self, db: Engine) -> None:

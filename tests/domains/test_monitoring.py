@@ -1,4 +1,4 @@
-"""The monitoring domain: every capability's example succeeds in registration order on a freshly
+"""The monitoring domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), probes measure the real machine (and
 only loopback), alerts follow the checks' states, and the migration builds exactly the schema
 of tables.py."""
@@ -150,7 +150,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seed, succeeds."""
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seed, succeeds."""
 
     def test_sqlite(self, db: Engine) -> None:
         monitoring.assert_walk_succeeds(db)

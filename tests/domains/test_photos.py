@@ -1,4 +1,4 @@
-"""The photos domain: every capability's example succeeds in registration order on a freshly
+"""The photos domain: every capability's example succeeds in any order on a freshly
 seeded database and library (SQLite, and PostgreSQL when reachable), the sandbox holds, image
 work is real (EXIF, thumbnails, edits), and the migration builds exactly the schema of tables.py."""
 
@@ -83,7 +83,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database
     and library, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

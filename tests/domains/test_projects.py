@@ -1,4 +1,4 @@
-"""The projects domain: every capability's example succeeds in registration order on a freshly
+"""The projects domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), the domain's rules hold, and the
 migration builds exactly the schema of tables.py."""
 
@@ -57,7 +57,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, db: Engine) -> None:

@@ -1,4 +1,4 @@
-"""The services domain: every capability's example succeeds in registration order on a freshly
+"""The services domain: every capability's example succeeds in any order on a freshly
 seeded database and sandbox (SQLite, and PostgreSQL when reachable); real processes start, are
 probed, logged and stopped; only processes this domain started are ever signalled; the sandbox
 holds; and the migration builds exactly the schema of tables.py."""
@@ -165,7 +165,7 @@ class TestDeclaration:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds, returns JSON-friendly data, and leaves no process running."""
 
     def test_sqlite(self, db: Engine) -> None:
