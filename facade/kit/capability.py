@@ -35,6 +35,7 @@ class Approval(IntEnum):
     OPERATOR = 2
     """Held as a card until an operator approves it."""
 
+
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
 DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
 
