@@ -237,4 +237,4 @@ class TestHeldCalls:
             assert card["outcome"]["ok"], card
             assert (await client.call_tool("finance.payment_list", {})).structured_content["total"] == count + 1
             status = (await client.call_tool("skills.card_status", {"card_id": second["card_id"]})).structured_content
-            assert status["card"]["outcome"]["data"]["payment"]["amount"] == "961.40"
+            assert status["card"]["outcome"]["data"]["payment"]["amount"] == payment.example["amount"]
