@@ -159,6 +159,9 @@ class Capability:
     example: dict[str, Any] | None = None
     precheck: Precheck | None = None
     is_async: bool = False
+    # True when no tier was declared and the domain gave the one its action name implies
+    # (`facade.kit.domain.tier_for`): the catalogue warns about those of third-party domains.
+    tier_inferred: bool = False
 
     @property
     def domain(self) -> str:
@@ -194,6 +197,7 @@ def make_capability(
     example: dict[str, Any] | None = None,
     precheck: Precheck | None = None,
     reads: Iterable[str] = (),
+    tier_inferred: bool = False,
 ) -> Capability:
     """Build a capability, checking everything a declaration can get wrong.
 
@@ -256,6 +260,7 @@ def make_capability(
         example=example,
         precheck=precheck,
         is_async=inspect.iscoroutinefunction(handler),
+        tier_inferred=tier_inferred,
     )
 
 

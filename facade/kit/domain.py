@@ -81,6 +81,7 @@ class Domain(Declarer):
         from `tier_for`."""
         if options.get("tier") is None:
             options["tier"] = tier_for(action)
+            options["tier_inferred"] = True
         cap = make_capability(f"{self.name}.{action}", handler, **options)
         self.capabilities.append(cap)
         return cap
