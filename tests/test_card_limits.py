@@ -4,15 +4,18 @@ its size bounded by the page, not by how many cards wait."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx2
 import pytest
 
-from tests.support import DEV, ServerProcess, jsonrpc, modern_body, modern_headers
+from tests.support import DEV, REPO, ServerProcess, jsonrpc, modern_body, modern_headers
 
 CAP = 300
 OPERATOR = {"Authorization": f"Bearer {DEV['operator']}"}
@@ -102,3 +105,17 @@ class TestDashboardPage:
         assert 'href="/dashboard?offset=20"' in first.text
         assert [int(i) for i in re.findall(r'data-card="(\d+)"', second.text)] == ids[20:40]
         assert 'href="/dashboard?offset=0"' in second.text
+
+
+class TestCli:
+    """`facade cards list` still lists every waiting card, past the API's default page."""
+
+    def test_lists_them_all(self, crowded: tuple[ServerProcess, list[int]]) -> None:
+        server, ids = crowded
+        listed = subprocess.run(
+            [sys.executable, "-m", "facade.cli", "cards", "list", "--json", "--url", server.base],
+            capture_output=True, text=True, timeout=120, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        assert listed.returncode == 0, listed.stderr
+        shown = [c["card_id"] for c in json.loads(listed.stdout)["cards"] if c["agent"] == "francis"]
+        assert shown == ids

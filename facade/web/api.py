@@ -28,7 +28,7 @@ from facade.reports.inventory import catalogue_report
 from facade.serving.conversations import delete_conversation
 from facade.serving.service import Service
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
-from facade.access.identity import Principal, bearer_of, checked_conversation, resolve_conversation
+from facade.access.identity import Principal, bearer_of, checked_conversation
 from facade.reports.toolsmd import render_tools_md
 
 Handler = Callable[[Request, Service, Principal], Awaitable[Response]]
@@ -77,8 +77,9 @@ def agent_param(service: Service, request: Request) -> Agent:
 
 
 def conversation_param(request: Request) -> str | None:
-    """`?conversation_id=`, read by the same rule as a conversation an MCP call names."""
-    return resolve_conversation(injected=request.query_params.get("conversation_id"), header=None, meta=None, session_id=None)
+    """`?conversation_id=`, checked by the same rule as a conversation an MCP call names."""
+    raw = request.query_params.get("conversation_id", "").strip()
+    return checked_conversation(raw, "?conversation_id=") if raw else None
 
 
 async def list_agents(request: Request, service: Service, principal: Principal) -> Response:
@@ -164,7 +165,7 @@ async def list_cards(request: Request, service: Service, principal: Principal) -
     """One page of cards, oldest first; `total` says how many match."""
     status = request.query_params.get("status", "pending")
     limit = whole_number(request, "limit", CARDS_PAGE, 1, MAX_PAGE)
-    offset = whole_number(request, "offset", 0, 0)
+    offset = whole_number(request, "offset", 0, 0, MAX_OFFSET)
     try:
         cards = await off_loop(service.approvals.list, status)
     except UsageError as exc:
@@ -225,6 +226,7 @@ async def audit_log(request: Request, service: Service, principal: Principal) ->
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
 CARDS_PAGE = 100  # cards per page unless `limit` says otherwise
 MAX_PAGE = 1000
+MAX_OFFSET = 1_000_000_000  # past every card a store could hold; declared, so that clients know
 ROUTES: list[ApiRoute] = [
     ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents),
     ApiRoute("/api/catalogue", "GET", "Capabilities per domain and tier.", catalogue),
@@ -251,7 +253,7 @@ ROUTES: list[ApiRoute] = [
         query=(
             ("status", "Which cards; pending by default.", {"type": "string", "enum": ["all", *STATUSES]}),
             ("limit", "Cards per page (100 by default).", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}),
-            ("offset", "Cards to skip, oldest first.", {"type": "integer", "minimum": 0}),
+            ("offset", "Cards to skip, oldest first.", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}),
         ),
     ),
     ApiRoute("/api/cards/{card}/approve", "POST", "Approve a pending card; its held call runs.", approve_card),
