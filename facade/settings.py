@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
+
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".facade")
 
@@ -37,6 +39,9 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, description="Elevations, cards and list_changed in Redis.")
     elevation_ttl_seconds: float = Field(default=8 * 3600, gt=0)
     card_ttl_seconds: float = Field(default=24 * 3600, gt=0)
+    max_pending_cards: int = Field(
+        default=DEFAULT_MAX_PENDING_CARDS, ge=1, description="Pending approval cards one agent may have at once."
+    )
     base_prompt_tokens: int = Field(default=1500, ge=0, description="The runtime's own prompt and native tools (an estimate).")
     sweep_seconds: float = Field(default=5, gt=0, description="How often expiries are checked.")
     public_url: str = Field(default="", description="Where operators reach this server; https:// marks the dashboard cookie Secure.")

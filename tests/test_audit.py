@@ -40,3 +40,26 @@ class TestAudit:
         at = dt.datetime.fromisoformat(entries[0]["at"])
         assert at.utcoffset() == dt.timedelta(0) and before <= at <= dt.datetime.now(dt.UTC)
         engine.dispose()
+
+
+class TestCardIds:
+    """The audit's database issues card ids: they only grow, and a database whose audit log
+    already names cards (ids issued by a Redis counter before) continues past the highest."""
+
+    def test_ids_continue_past_the_audit_log(self, database_url: str) -> None:
+        from alembic import command
+
+        engine = make_engine(database_url)
+        config = migrate.alembic_config(Registry())
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "facade_0001")
+        audit = Audit(session_factory(engine))
+        audit.record(actor="agent:atlas", action="requested", subject="skills.elevate files → full", card_id=57)
+        migrate.upgrade(engine, Registry())
+        issued = [audit.new_card_id() for _ in range(3)]
+        assert issued[0] > 57 and issued == sorted(set(issued)), issued
+        engine.dispose()
+        again = make_engine(database_url)
+        assert Audit(session_factory(again)).new_card_id() > issued[-1]
+        again.dispose()

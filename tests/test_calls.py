@@ -45,6 +45,9 @@ class AuditAway:
     def record(self, **_: Any) -> None:
         raise OperationalError("INSERT INTO facade_audit", {}, ConnectionRefusedError("secret-host:5432 refused"))
 
+    def new_card_id(self) -> int:
+        raise OperationalError("INSERT INTO facade_card_ids", {}, ConnectionRefusedError("secret-host:5432 refused"))
+
 
 def calls_with(audit: Any) -> tuple[Calls, MemoryCards]:
     probe = Domain("probe", description="A probe.")

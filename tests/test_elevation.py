@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from facade.catalogue.discovery import discover
-from tests.support import DEV, ServerProcess, mcp_client, text_of
+from tests.support import DEV, ServerProcess, mcp_client, raw_call, text_of
 
 pytestmark = pytest.mark.anyio
 REGISTRY = discover()
@@ -181,6 +181,32 @@ class TestSecurity:
             assert api(server, "POST", "/api/cards/1/approve", token).status_code in (401, 403)
             assert api(server, "POST", "/api/cards/1/deny", token).status_code in (401, 403)
             assert api(server, "DELETE", "/api/conversations/x", token).status_code in (401, 403)
+
+    async def test_an_argument_does_not_borrow_another_conversations_elevation(self, server: ServerProcess, era: str) -> None:
+        """A client without the identity hook (the Inspector, a desktop client) lets the model
+        write `conversation_id`: francis has files elevated in A; a connection in B — by its
+        header, or in the handshake era by its MCP session alone — whose call names A still gets
+        B's view. A runtime token's injected conversation stays authoritative."""
+        lender, borrower = f"lender-{uuid.uuid4().hex[:6]}", f"borrower-{uuid.uuid4().hex[:6]}"
+        async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": lender}) as client:
+            held = await client.call_tool("skills.elevate", {"domain": "files", "reason": "lend it"})
+        assert api(server, "POST", f"/api/cards/{held.structured_content['card_id']}/approve").json()["card"]["outcome"]["ok"]
+        async with mcp_client(server.url, DEV["francis"], mode=era, headers={"X-Conversation-Id": lender}) as client:
+            own = await client.call_tool("files.tree", {})
+            assert not own.is_error, text_of(own)  # the elevation is real where it was granted
+        connections = [{"X-Conversation-Id": borrower}] + ([{}] if era == "legacy" else [])
+        for headers in connections:
+            async with mcp_client(server.url, DEV["francis"], mode=era, headers=headers) as client:
+                borrowed = await client.call_tool("files.tree", {"conversation_id": lender})
+                assert borrowed.is_error and "unknown tool" in text_of(borrowed), (headers, text_of(borrowed))
+        through_runtime = raw_call(
+            server.url,
+            "files.tree",
+            {"auth_token": DEV["francis"], "conversation_id": lender},
+            {"Authorization": f"Bearer {DEV['runtime']}", "X-Conversation-Id": borrower},
+        )
+        assert not through_runtime.get("isError"), through_runtime
+        api(server, "DELETE", f"/api/conversations/{lender}")
 
     async def test_an_agent_asks_only_about_its_own_cards(self, server: ServerProcess) -> None:
         async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": "own"}) as client:

@@ -169,8 +169,8 @@ class TestRedisCards:
         assert cards.all() == []
         now = time.time()
         made = [
-            cards.create(Card(0, "skills.elevate", {"domain": d}, "francis", "c", "", now, now + 60))
-            for d in ("files", "photos", "mail")
+            cards.create(Card(n, "skills.elevate", {"domain": d}, "francis", "c", "", now, now + 60))
+            for n, d in enumerate(("files", "photos", "mail"), start=1)
         ]
         client.delete(f"{PREFIX}card:{made[1].id}")  # as if its key had expired
         assert cards.all() == [made[0], made[2]]

@@ -16,7 +16,7 @@ import anyio
 
 from facade.access.audit import Audit
 from facade.kit.capability import Capability
-from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, STATUSES, Card, CardStore
+from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, STATUSES, Card, CardStore
 from facade.errors import Conflict, NotFound, UsageError
 
 Runner = Callable[[Card], Awaitable[dict[str, Any]]]
@@ -30,28 +30,49 @@ class Approvals:
     an async caller runs it in a worker thread. `approve` does its own I/O in one.
     """
 
-    def __init__(self, cards: CardStore, audit: Audit, runner: Runner, *, card_ttl: float = DEFAULT_CARD_TTL_SECONDS) -> None:
+    def __init__(
+        self,
+        cards: CardStore,
+        audit: Audit,
+        runner: Runner,
+        *,
+        card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
+        max_pending: int = DEFAULT_MAX_PENDING_CARDS,
+    ) -> None:
         self.cards = cards
         self.audit = audit
         self.runner = runner
         self.card_ttl = card_ttl
+        self.max_pending = max_pending
 
     def hold(self, capability: Capability, arguments: dict[str, Any], agent: str, conversation: str) -> tuple[Card, bool]:
         """A pending card for the call; the same call already pending in this conversation is
-        returned instead of a second card. Returns (card, created)."""
+        returned instead of a second card. Returns (card, created).
+
+        An agent with `max_pending` cards waiting gets no new one (Conflict): a model that asks
+        again and again must not bury the operator's queue. Between replicas, or two calls of
+        one agent at the same instant, the count may pass the cap by the calls in flight.
+        """
         now = time.time()
+        waiting = 0
         for card in self.cards.all():
             card = card.current(now)
-            if (
-                card.status == "pending"
-                and (card.agent, card.conversation, card.tool) == (agent, conversation, capability.name)
-                and card.arguments == arguments
-            ):
+            if card.status != "pending" or card.agent != agent:
+                continue
+            if (card.conversation, card.tool, card.arguments) == (conversation, capability.name, arguments):
                 return card, False
+            waiting += 1
+        if waiting >= self.max_pending:
+            raise Conflict(
+                f"{agent} already has {waiting} cards waiting for an operator, the most this server holds "
+                f"for one agent (FACADE_MAX_PENDING_CARDS={self.max_pending}); nothing was held. Do not ask "
+                "again now: check a waiting card with skills.card_status, and tell the user that an "
+                "operator must decide the waiting cards first"
+            )
         reason = str(arguments.get("reason", "")).strip()
         card = self.cards.create(
             Card(
-                id=0,
+                id=self.audit.new_card_id(),
                 tool=capability.name,
                 arguments=arguments,
                 agent=agent,

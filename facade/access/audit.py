@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from facade.access.audit_table import AuditEntry
+from facade.access.audit_table import AuditEntry, IssuedCardId
 
 
 class Audit:
@@ -38,6 +38,14 @@ class Audit:
                     conversation=conversation,
                 )
             )
+
+    def new_card_id(self) -> int:
+        """A card id never issued before (facade/access/audit_table.py `IssuedCardId`)."""
+        with self.sessions.begin() as session:
+            issued = IssuedCardId()
+            session.add(issued)
+            session.flush()
+            return issued.id
 
     def entries(self, limit: int = 200) -> list[dict[str, Any]]:
         with self.sessions() as session:

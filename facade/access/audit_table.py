@@ -1,4 +1,5 @@
-"""The facade's own tables (the domains keep theirs): the audit log of operator decisions."""
+"""The facade's own tables (the domains keep theirs): the audit log of operator decisions, and
+the card ids issued, which the log names."""
 
 from __future__ import annotations
 
@@ -28,3 +29,17 @@ class AuditEntry(Base):
     conversation: Mapped[str | None] = mapped_column(String(200), nullable=True)
     subject: Mapped[str] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class IssuedCardId(Base):
+    """One card id, issued once. The key only grows — SQLite AUTOINCREMENT, a PostgreSQL
+    sequence — and lives in the same database as the audit log that names the ids, so that
+    neither Redis losing its data nor a restart of a server holding cards in memory issues an
+    id again. Ids stay small whole numbers, typeable as `facade cards approve 42`.
+    """
+
+    __tablename__ = "facade_card_ids"
+    __table_args__ = NO_ID_REUSE
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

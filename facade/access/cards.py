@@ -8,14 +8,18 @@ replicas — while every decision is written to the audit log in the database.
 
 from __future__ import annotations
 
-import itertools
 import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from facade.errors import Conflict
+
 Status = Literal["pending", "approved", "denied", "expired", "cancelled"]
 STATUSES: tuple[str, ...] = ("pending", "approved", "denied", "expired", "cancelled")
 DEFAULT_CARD_TTL_SECONDS = 24 * 3600
+# Pending cards one agent may have at once (FACADE_MAX_PENDING_CARDS): an operator decides cards
+# one by one, and 300 waiting cards made the dashboard 476 KB and 4.1 s (measured 2026-12).
+DEFAULT_MAX_PENDING_CARDS = 20
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,11 @@ class Card:
 
 
 class CardStore(Protocol):
-    """Where cards live: `MemoryCards` here, `RedisCards` (facade/access/redis_store.py) for replicas."""
+    """Where cards live: `MemoryCards` here, `RedisCards` (facade/access/redis_store.py) for replicas.
+
+    A store keeps a card under the id it carries and issues none: ids come from the audit log's
+    database (`Audit.new_card_id`), which outlives both stores, so no id is ever issued twice.
+    """
 
     def create(self, card: Card) -> Card: ...
 
@@ -72,16 +80,16 @@ class CardStore(Protocol):
 
 
 class MemoryCards:
-    """The default store: a dict, ids counting up from 1 for this process."""
+    """The default store: a dict, gone with the process (the audit log keeps what was decided)."""
 
     def __init__(self) -> None:
         self._cards: dict[int, Card] = {}
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
     def create(self, card: Card) -> Card:
         with self._lock:
-            card = replace(card, id=next(self._ids))
+            if card.id in self._cards:
+                raise Conflict(f"card {card.id} already exists; nothing was held")
             self._cards[card.id] = card
             return card
 

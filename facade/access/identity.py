@@ -7,6 +7,7 @@ error message; a message names the token's source (header, argument), never its 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -19,6 +20,15 @@ DEV_RUNTIME_TOKEN = f"{DEV_TOKEN_PREFIX}runtime"
 DEV_OPERATOR_TOKEN = f"{DEV_TOKEN_PREFIX}operator"
 CONVERSATION_HEADER = "x-conversation-id"
 CONVERSATION_META_KEY = "conversation_id"
+# The conversation id rule, the one place it is written (DESIGN "Identity"). The characters are
+# those of every id a client sends in practice — an MCP session id (hex, uuid), a host session
+# id (`20261130-101010-a1b2c3`), a runtime's `agent:main:42`, an e-mail-like `user@host` — and
+# none that means something elsewhere: `/` makes `DELETE /api/conversations/{id}` unreachable,
+# the Redis sweeper separates its fields with `\x1f`, and no whitespace or control character
+# reaches a log line. The bound keeps every key and audit row (200 characters) whole.
+CONVERSATION_ID_MAX = 128
+CONVERSATION_ID = re.compile(rf"[A-Za-z0-9._:@-]{{1,{CONVERSATION_ID_MAX}}}")
+CONVERSATION_ID_RULE = f"1 to {CONVERSATION_ID_MAX} characters from A-Z a-z 0-9 . _ : @ -"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,16 +161,48 @@ def resolve_listing(book: TokenBook, bearer: str | None) -> Principal:
     return principal
 
 
+def checked_conversation(value: str, source: str) -> str:
+    """`value` when it is a usable conversation id, else an IdentityError that names where it
+    came from (`source`) and what to change; the value itself is described, never echoed."""
+    if CONVERSATION_ID.fullmatch(value):
+        return value
+    if len(value) > CONVERSATION_ID_MAX:
+        problem = f"it is {len(value)} characters long"
+    else:
+        bad = next(c for c in value if not CONVERSATION_ID.fullmatch(c))
+        problem = f"it contains {ascii(bad)}"
+    raise IdentityError(
+        f"the conversation id from {source} cannot be used: {problem}; a conversation id is "
+        f"{CONVERSATION_ID_RULE} (a uuid or a hex session id fits); nothing was run"
+    )
+
+
 def resolve_conversation(
     *,
     injected: str | None,
     header: str | None,
     meta: Mapping[str, object] | None,
     session_id: str | None,
+    via_runtime: bool = False,
 ) -> str | None:
-    """Injected `conversation_id`, else `X-Conversation-Id`, else `_meta`, else the session id."""
+    """The call's conversation (DESIGN "Identity"), checked by `checked_conversation`.
+
+    For an agent's own connection it is the transport's — `X-Conversation-Id`, else `_meta`,
+    else the MCP session id (stdio: the process's) — whenever the transport carries one: an
+    injected `conversation_id` that disagrees is ignored, as a disagreeing `auth_token` is, so a
+    model that writes another conversation's id cannot borrow that conversation's elevation. The
+    injected argument counts only when the transport carries none. For a runtime token
+    (`via_runtime`) the injected argument comes first: one connection carries many agents'
+    conversations, and the identity hook writes the one each call belongs to.
+    """
     from_meta = meta.get(CONVERSATION_META_KEY) if meta else None
-    for candidate in (injected, header, from_meta, session_id):
+    transport = [
+        ("the X-Conversation-Id header", header),
+        ("_meta.conversation_id", from_meta),
+        ("the MCP session id", session_id),
+    ]
+    argument = [("the conversation_id argument", injected)]
+    for source, candidate in (argument + transport) if via_runtime else (transport + argument):
         if isinstance(candidate, str) and candidate.strip():
-            return candidate.strip()[:200]
+            return checked_conversation(candidate.strip(), source)
     return None

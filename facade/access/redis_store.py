@@ -4,7 +4,8 @@ Keys (all under `facade:`):
   elev:{agent}:{conversation}   hash domain → expiry (epoch s); the key expires with its last grant
   elev:due                      sorted set "agent\\x1fconversation\\x1fdomain" by expiry, for the sweeper
   conv:{conversation}           set of agents with elevations in the conversation (for deletion)
-  card:{id}                     JSON of a card; cards:ids sorted set of ids; card:next the counter
+  card:{id}                     JSON of a card (its id issued by the audit log's database, so an
+                                emptied Redis never issues an id again); cards:ids sorted set of ids
   channel list_changed          pub/sub: {"agent", "conversation"} to every replica
 
 Fail closed: when Redis cannot be reached, reading elevations answers "none" (every agent sees
@@ -25,7 +26,7 @@ import structlog
 from facade.access.cards import Card, Status
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import Unavailable
+from facade.errors import Conflict, Unavailable
 
 log = structlog.get_logger("facade.redis")
 PREFIX = "facade:"
@@ -96,19 +97,40 @@ class RedisElevations:
             raise unavailable(self.url) from None
 
     def expire_due(self) -> list[tuple[str, str, str]]:
-        """Claim the grants past their time; a member removed by another replica first is theirs."""
+        """Claim the grants past their time; a member removed by another replica first is theirs.
+        A member that cannot be read is dropped and logged, never raised: one bad entry must not
+        cost every other expiry of the sweep its audit entry and its list_changed."""
+        expired: list[tuple[str, str, str]] = []
         try:
             due = self.r.zrangebyscore(f"{PREFIX}elev:due", 0, time.time())
-            expired = []
             for member in due:
-                if self.r.zrem(f"{PREFIX}elev:due", member):
-                    agent, conversation, domain = member.decode().split(SEP)
-                    self.r.hdel(f"{PREFIX}elev:{agent}:{conversation}", domain)
-                    expired.append((agent, conversation, domain))
-            return expired
+                if not self.r.zrem(f"{PREFIX}elev:due", member):
+                    continue
+                grant = due_member(member)
+                if grant is None:
+                    log.warning("redis.due_entry_unreadable", member=ascii(member[:80]))
+                    continue
+                agent, conversation, domain = grant
+                self.r.hdel(f"{PREFIX}elev:{agent}:{conversation}", domain)
+                expired.append(grant)
         except redis.RedisError:
             log.warning("redis.sweep_failed", url=redact(self.url))
-            return []
+        return expired  # what was claimed before Redis went away is still reported
+
+
+def due_member(member: bytes) -> tuple[str, str, str] | None:
+    """(agent, conversation, domain) of an `elev:due` member, or None when it cannot be one.
+    Agent and domain names never hold the separator, so a conversation that does (granted
+    before conversation ids were checked where they enter) still reads whole."""
+    try:
+        text = member.decode()
+    except UnicodeDecodeError:
+        return None
+    agent, first, rest = text.partition(SEP)
+    conversation, second, domain = rest.rpartition(SEP)
+    if not (first and second and agent and conversation and domain):
+        return None
+    return agent, conversation, domain
 
 
 class RedisCards:
@@ -123,15 +145,17 @@ class RedisCards:
             raise unavailable(self.url) from None
 
     def create(self, card: Card) -> Card:
-        card_id = int(self._call(self.r.incr, f"{PREFIX}card:next"))
-        card = Card.from_json({**card.as_json(), "id": card_id})
-        self.put(card)
-        self._call(self.r.zadd, f"{PREFIX}cards:ids", {str(card_id): card_id})
+        """Store a new card under the id it carries (Approvals.hold has the audit log issue it)."""
+        keep = max(card.expires_at - time.time(), 0) + CARD_KEEP_SECONDS
+        key = f"{PREFIX}card:{card.id}"
+        if not self._call(lambda: self.r.set(key, json.dumps(card.as_json()), ex=int(keep), nx=True)):
+            raise Conflict(f"card {card.id} already exists; nothing was held")
+        self._call(self.r.zadd, f"{PREFIX}cards:ids", {str(card.id): card.id})
         return card
 
     def get(self, card_id: int) -> Card | None:
         raw = self._call(self.r.get, f"{PREFIX}card:{card_id}")
-        return Card.from_json(json.loads(raw)) if raw else None
+        return _card(raw, card_id) if raw else None
 
     def put(self, card: Card) -> None:
         keep = max(card.expires_at - time.time(), 0) + CARD_KEEP_SECONDS
@@ -144,7 +168,8 @@ class RedisCards:
             with self.r.pipeline() as pipe:
                 pipe.watch(key)
                 raw = pipe.get(key)
-                if not raw or json.loads(raw)["status"] != expected:
+                current = _card(raw, card_id) if raw else None
+                if current is None or current.status != expected:
                     pipe.unwatch()
                     return False
                 pipe.multi()
@@ -165,10 +190,26 @@ class RedisCards:
         if not ids:
             return []
         raws = self._call(self.r.mget, [f"{PREFIX}card:{int(i)}" for i in ids])
-        gone = [i for i, raw in zip(ids, raws, strict=True) if raw is None]
+        cards, gone = [], []
+        for card_id, raw in zip(ids, raws, strict=True):
+            card = None if raw is None else _card(raw, card_id.decode(errors="replace"))
+            if card is None:
+                gone.append(card_id)
+            else:
+                cards.append(card)
         if gone:
             self._call(self.r.zrem, f"{PREFIX}cards:ids", *gone)
-        return [Card.from_json(json.loads(raw)) for raw in raws if raw is not None]
+        return cards
+
+
+def _card(raw: bytes, card_id: int | str) -> Card | None:
+    """The card stored as `raw`, or None (logged) when it does not read as one: the index then
+    forgets it, so that one bad value cannot stop the sweep, the dashboard or the API."""
+    try:
+        return Card.from_json(json.loads(raw))
+    except (ValueError, TypeError):
+        log.warning("redis.card_unreadable", card=ascii(str(card_id)[:40]))
+        return None
 
 
 class RedisChanges(Changes):

@@ -39,7 +39,13 @@ class OperatorClient:
         return body
 
     def cards(self, status: str) -> list[dict[str, Any]]:
-        return self.request("GET", "/api/cards", params={"status": status})["cards"]
+        """Every card of `status`, page by page (the API pages them)."""
+        cards: list[dict[str, Any]] = []
+        while True:
+            page = self.request("GET", "/api/cards", params={"status": status, "limit": 1000, "offset": len(cards)})
+            cards += page["cards"]
+            if not page["cards"] or len(cards) >= page.get("total", 0):
+                return cards
 
     def decide(self, card_id: int, decision: str, reason: str, by: str) -> dict[str, Any]:
         return self.request("POST", f"/api/cards/{card_id}/{decision}", json={"reason": reason, "by": by})["card"]

@@ -94,10 +94,10 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
     def lister(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
         """Whose list a request is about: (agent, or None for a runtime; conversation; session id)."""
         bearer, header, session_id = transport(ctx)
-        conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
-        if fixed_agent is not None:
-            return fixed_agent, conversation, session_id
         try:
+            conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
+            if fixed_agent is not None:
+                return fixed_agent, conversation, session_id
             return resolve_listing(service.token_book, bearer).agent, conversation, session_id
         except IdentityError as exc:
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None

@@ -24,7 +24,7 @@ from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals
 from facade.access.audit import Audit
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
-from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, Card, CardStore
+from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, Card, CardStore
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
 from facade.errors import IdentityError, Unavailable
@@ -77,12 +77,13 @@ class Calls:
         changes: Changes | None = None,
         elevation_ttl: float = DEFAULT_TTL_SECONDS,
         card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
+        max_pending_cards: int = DEFAULT_MAX_PENDING_CARDS,
         hold_refusal: str | None = None,
     ) -> None:
         self.views = views
         self.tokens = tokens
         self.session_factory = session_factory
-        self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl)
+        self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl, max_pending=max_pending_cards)
         self.changes = changes
         self.elevation_ttl = elevation_ttl
         self.hold_refusal = hold_refusal
@@ -112,15 +113,16 @@ class Calls:
                 if request.fixed_agent
                 else resolve_caller(self.tokens, bearer=request.bearer, injected=injected_token)
             )
+            conversation = resolve_conversation(
+                injected=injected_conversation,
+                header=request.conversation_header,
+                meta=request.meta,
+                session_id=request.session_id,
+                via_runtime=caller.via_runtime,
+            )
         except IdentityError as exc:
             return Outcome("identity", error=str(exc))
         agent = self.views.agents[caller.agent]
-        conversation = resolve_conversation(
-            injected=injected_conversation,
-            header=request.conversation_header,
-            meta=request.meta,
-            session_id=request.session_id,
-        )
         view = await anyio.to_thread.run_sync(self.views.view, agent, conversation)
         capability = view.resolve(request.name)
         if capability is None:

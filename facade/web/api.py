@@ -28,7 +28,7 @@ from facade.reports.inventory import catalogue_report
 from facade.serving.conversations import delete_conversation
 from facade.serving.service import Service
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
-from facade.access.identity import Principal, bearer_of, resolve_conversation
+from facade.access.identity import Principal, bearer_of, checked_conversation
 from facade.reports.toolsmd import render_tools_md
 
 Handler = Callable[[Request, Service, Principal], Awaitable[Response]]
@@ -77,8 +77,9 @@ def agent_param(service: Service, request: Request) -> Agent:
 
 
 def conversation_param(request: Request) -> str | None:
-    """`?conversation_id=`, read by the same rule as a conversation an MCP call names."""
-    return resolve_conversation(injected=request.query_params.get("conversation_id"), header=None, meta=None, session_id=None)
+    """`?conversation_id=`, checked by the same rule as a conversation an MCP call names."""
+    raw = request.query_params.get("conversation_id", "").strip()
+    return checked_conversation(raw, "?conversation_id=") if raw else None
 
 
 async def list_agents(request: Request, service: Service, principal: Principal) -> Response:
@@ -145,13 +146,34 @@ async def catalogue(request: Request, service: Service, principal: Principal) ->
     return JSONResponse(await off_loop(catalogue_report, service))
 
 
+def whole(raw: str) -> int | None:
+    """`raw` as a whole number when it is 1 to 18 ASCII digits (no sign, no "²", no 5,000-digit
+    string that `int` would refuse), else None."""
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+
+
+def whole_number(request: Request, name: str, default: int, low: int, high: int | None = None) -> int:
+    """A query parameter that must be a whole number in [low, high]."""
+    value = whole(request.query_params.get(name, str(default)))
+    if value is None or value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"of {low} or more"
+        raise ApiError(400, f"{name} must be a whole number {bounds}")
+    return value
+
+
 async def list_cards(request: Request, service: Service, principal: Principal) -> Response:
+    """One page of cards, oldest first; `total` says how many match."""
     status = request.query_params.get("status", "pending")
+    limit = whole_number(request, "limit", CARDS_PAGE, 1, MAX_PAGE)
+    offset = whole_number(request, "offset", 0, 0, MAX_OFFSET)
     try:
         cards = await off_loop(service.approvals.list, status)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
-    return JSONResponse({"status": status, "cards": [card_view(c) for c in cards]})
+    page = cards[offset : offset + limit]
+    return JSONResponse(
+        {"status": status, "total": len(cards), "limit": limit, "offset": offset, "cards": [card_view(c) for c in page]}
+    )
 
 
 async def decision(request: Request) -> tuple[str, str]:
@@ -173,9 +195,10 @@ async def decision(request: Request) -> tuple[str, str]:
 
 def card_param(request: Request) -> int:
     raw = request.path_params["card"]
-    if not raw.isdigit():
+    card_id = whole(raw)
+    if card_id is None:
         raise ApiError(404, f"card {raw!r} does not exist; card ids are whole numbers (GET /api/cards)")
-    return int(raw)
+    return card_id
 
 
 async def approve_card(request: Request, service: Service, principal: Principal) -> Response:
@@ -191,18 +214,19 @@ async def deny_card(request: Request, service: Service, principal: Principal) ->
 
 
 async def delete_conversation_route(request: Request, service: Service, principal: Principal) -> Response:
-    conversation = request.path_params["conversation"]
+    conversation = checked_conversation(request.path_params["conversation"], "the path")
     return JSONResponse(await off_loop(delete_conversation, service, conversation, "operator"))
 
 
 async def audit_log(request: Request, service: Service, principal: Principal) -> Response:
-    raw = request.query_params.get("limit", "200")
-    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-        raise ApiError(400, "limit must be a whole number from 1 to 1000")
-    return JSONResponse({"entries": await off_loop(service.audit.entries, int(raw))})
+    limit = whole_number(request, "limit", 200, 1, MAX_PAGE)
+    return JSONResponse({"entries": await off_loop(service.audit.entries, limit)})
 
 
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
+CARDS_PAGE = 100  # cards per page unless `limit` says otherwise
+MAX_PAGE = 1000
+MAX_OFFSET = 1_000_000_000  # past every card a store could hold; declared, so that clients know
 ROUTES: list[ApiRoute] = [
     ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents),
     ApiRoute("/api/catalogue", "GET", "Capabilities per domain and tier.", catalogue),
@@ -226,7 +250,11 @@ ROUTES: list[ApiRoute] = [
         "GET",
         "Approval cards (pending by default).",
         list_cards,
-        query=(("status", "Which cards; pending by default.", {"type": "string", "enum": ["all", *STATUSES]}),),
+        query=(
+            ("status", "Which cards; pending by default.", {"type": "string", "enum": ["all", *STATUSES]}),
+            ("limit", "Cards per page (100 by default).", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}),
+            ("offset", "Cards to skip, oldest first.", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}),
+        ),
     ),
     ApiRoute("/api/cards/{card}/approve", "POST", "Approve a pending card; its held call runs.", approve_card),
     ApiRoute("/api/cards/{card}/deny", "POST", "Deny a pending card; nothing runs.", deny_card),
@@ -241,7 +269,7 @@ ROUTES: list[ApiRoute] = [
         "GET",
         "The audit log, newest first.",
         audit_log,
-        query=(("limit", "How many entries.", {"type": "integer", "minimum": 1, "maximum": 1000}),),
+        query=(("limit", "How many entries.", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}),),
     ),
     ApiRoute(
         "/api/agents/{agent}/budget",
@@ -282,4 +310,6 @@ def starlette_routes(service: Service, routes: list[ApiRoute]) -> list[Route]:
 
         return handle
 
-    return [Route(r.path, endpoint(r), methods=[r.method]) for r in routes]
+    # `{conversation:path}`: an id with a "/" reaches its handler and is told what to change,
+    # instead of a 404 that hides a conversation nobody could revoke.
+    return [Route(r.path.replace("{conversation}", "{conversation:path}"), endpoint(r), methods=[r.method]) for r in routes]

@@ -24,6 +24,7 @@ from facade.mcp.server import build_mcp_server
 from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
+from facade.web.headers import SecurityHeaders
 from facade.web.limits import BodyLimit
 from facade.web.openapi import openapi
 
@@ -72,7 +73,7 @@ def build_app(service: Service) -> Starlette:
             *starlette_routes(service, ROUTES),
             *dashboard_routes(service),
         ],
-        middleware=[Middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)],
+        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)],
         lifespan=lifespan,
     )
 

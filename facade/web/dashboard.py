@@ -1,20 +1,19 @@
 """The operator dashboard at /dashboard: server-rendered pages, sign-in with the operator token,
 CSRF-protected forms.
 
-The session cookie and the CSRF token are HMACs keyed by the operator token, so that they are
-valid on every replica that shares the token, and they stop working the moment it rotates. The
-CSRF token is bound to the session, and every form posts it back.
+The session cookie, the CSRF token and the message a decision leaves ("card 7 approved and
+run") are signed by facade/web/signer.py. The message is shown once, on the next page; the URL
+carries none, so a crafted link cannot put words on an operator's screen. Each page is served
+with a Content-Security-Policy that allows its own nonce'd styles and nothing else
+(facade/web/headers.py), and shows one page of pending cards.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import jinja2
 from anyio.to_thread import run_sync as off_loop
@@ -27,41 +26,18 @@ from facade.reports.budget import agent_budget
 from facade.serving.service import Service
 from facade.errors import FacadeError
 from facade.access.identity import DEV_OPERATOR_TOKEN, accepted_operator_token
+from facade.web.api import whole
+from facade.web.headers import CSP, new_nonce, page_policy
+from facade.web.signer import SESSION_SECONDS, Signer
 
 COOKIE = "facade_session"
-SESSION_SECONDS = 12 * 3600
+FLASH_COOKIE = "facade_flash"
+FLASH_SECONDS = 120  # from the decision's redirect to the page that shows it
+CARDS_PER_PAGE = 20
 TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=jinja2.select_autoescape(["html"]),
 )
-
-
-class Signer:
-    """Signs sessions and CSRF tokens with a key derived from the operator token."""
-
-    def __init__(self, operator_token: str) -> None:
-        self.key = hashlib.sha256(b"facade-dashboard\x00" + operator_token.encode()).digest()
-
-    def _mac(self, text: str) -> str:
-        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
-
-    def session(self, now: float | None = None) -> str:
-        issued = str(int(now if now is not None else time.time()))
-        return f"{issued}.{self._mac('session:' + issued)}"
-
-    def valid_session(self, cookie: str | None) -> bool:
-        if not cookie or "." not in cookie:
-            return False
-        issued, mac = cookie.split(".", 1)
-        if not issued.isdigit() or time.time() - int(issued) > SESSION_SECONDS:
-            return False
-        return hmac.compare_digest(mac, self._mac("session:" + issued))
-
-    def csrf(self, cookie: str) -> str:
-        return self._mac("csrf:" + cookie)
-
-    def valid_csrf(self, cookie: str, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(self.csrf(cookie), token or "")
 
 
 def dashboard_routes(service: Service) -> list[Route]:
@@ -70,7 +46,9 @@ def dashboard_routes(service: Service) -> list[Route]:
     secure = service.settings.public_url.startswith("https")
 
     def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(TEMPLATES.get_template(name).render(**context), status_code=status)
+        nonce = new_nonce()
+        page = TEMPLATES.get_template(name).render(nonce=nonce, **context)
+        return HTMLResponse(page, status_code=status, headers={CSP: page_policy(nonce)})
 
     def login_page(error: str = "", status: int = 200) -> HTMLResponse:
         hint = DEV_OPERATOR_TOKEN if service.settings.on_loopback and not service.settings.operator_token else ""
@@ -85,13 +63,28 @@ def dashboard_routes(service: Service) -> list[Route]:
         if cookie is None:
             return login_page()
         assert signer is not None
-        return render(
+        offset = whole(request.query_params.get("offset", "0")) or 0
+        flash, flash_error = signer.read_flash(cookie, request.cookies.get(FLASH_COOKIE))
+        response = render(
             "dashboard.html",
             csrf=signer.csrf(cookie),
-            flash=request.query_params.get("flash", ""),
-            flash_error=request.query_params.get("error") == "1",
-            **await off_loop(overview, service),
+            flash=flash,
+            flash_error=flash_error,
+            **await off_loop(overview, service, offset),
         )
+        if FLASH_COOKIE in request.cookies:
+            response.delete_cookie(FLASH_COOKIE, path="/dashboard", httponly=True, samesite="strict", secure=secure)
+        return response
+
+    def back(cookie: str, message: str, *, error: bool = False) -> RedirectResponse:
+        """To the dashboard, which shows `message` once."""
+        assert signer is not None
+        response = RedirectResponse("/dashboard", status_code=303)
+        response.set_cookie(
+            FLASH_COOKIE, signer.flash(cookie, message, error), max_age=FLASH_SECONDS, path="/dashboard",
+            httponly=True, samesite="strict", secure=secure,
+        )
+        return response
 
     async def login(request: Request) -> Response:
         form = await request.form()
@@ -123,25 +116,27 @@ def dashboard_routes(service: Service) -> list[Route]:
         return response
 
     async def decide(request: Request) -> Response:
-        _, form, refusal = await posted(request)
+        cookie, form, refusal = await posted(request)
         if refusal is not None:
             return refusal
+        assert cookie is not None
         raw, decision = request.path_params["card"], request.path_params["decision"]
-        if not raw.isdigit() or decision not in ("approve", "deny"):
-            return _back(f"there is no card {raw!r} to {decision}", error=True)
+        card_id = whole(raw)
+        if card_id is None or decision not in ("approve", "deny"):
+            return back(cookie, f"there is no card {raw!r} to {decision}", error=True)
         reason = form.get("reason", "").strip()[:2000]
         try:
             if decision == "approve":
-                card = await service.approvals.approve(int(raw), "operator:dashboard", reason)
+                card = await service.approvals.approve(card_id, "operator:dashboard", reason)
             else:
-                card = await off_loop(service.approvals.deny, int(raw), "operator:dashboard", reason)
+                card = await off_loop(service.approvals.deny, card_id, "operator:dashboard", reason)
         except FacadeError as exc:
-            return _back(str(exc), error=True)
+            return back(cookie, str(exc), error=True)
         outcome = card.outcome or {}
         done = f"card {card.id} {card.status}"
         if card.status == "approved":
             done += " and run" if outcome.get("ok") else f", but it failed: {outcome.get('error')}"
-        return _back(done)
+        return back(cookie, done)
 
     return [
         Route("/dashboard", show, methods=["GET"]),
@@ -151,17 +146,15 @@ def dashboard_routes(service: Service) -> list[Route]:
     ]
 
 
-def _back(message: str, *, error: bool = False) -> RedirectResponse:
-    return RedirectResponse(f"/dashboard?flash={quote(message)}{'&error=1' if error else ''}", status_code=303)
-
-
-def overview(service: Service) -> dict[str, Any]:
-    """What the dashboard shows: pending cards with the mode they would change, the agents'
-    default modes, the conversations elevated by approved cards, and recent decisions. Reads
-    the card store, the elevations and the audit log: run it in a worker thread."""
+def overview(service: Service, offset: int = 0) -> dict[str, Any]:
+    """What the dashboard shows: one page of pending cards (`CARDS_PER_PAGE` from `offset`,
+    oldest first) with the mode each would change, the agents' default modes, the conversations
+    elevated by approved cards, and recent decisions. Reads the card store, the elevations and
+    the audit log: run it in a worker thread."""
     now = time.time()
+    waiting = service.approvals.list("pending")
     pending = []
-    for card in service.approvals.list("pending"):
+    for card in waiting[offset : offset + CARDS_PER_PAGE]:
         view = card_view(card)
         agent = service.agents.get(card.agent)
         domain = card.arguments.get("domain")
@@ -186,16 +179,38 @@ def overview(service: Service) -> dict[str, Any]:
         {"name": a.name, "model": a.model, "modes": service.views.modes(a, None)} for a in service.agents.values()
     ]
     base = service.settings.base_prompt_tokens
-    budgets = [bar(agent_budget(service.views, a, None, base_tokens=base)) for a in service.agents.values()]
-    for row in elevated:
+    budgets = [
+        bar(agent_budget(service.views, a, None, base_tokens=base), f"budget-{i}")
+        for i, a in enumerate(service.agents.values())
+    ]
+    for i, row in enumerate(elevated):
         report = agent_budget(service.views, service.agents[row["agent"]], row["conversation"], base_tokens=base)
-        row["budget"] = bar(report)
-    return {"pending": pending, "agents": agents, "elevated": elevated, "audit": service.audit.entries(20), "budgets": budgets}
+        row["budget"] = bar(report, f"budget-e{i}")
+    return {
+        "pending": pending,
+        "pages": pages(len(waiting), offset),
+        "agents": agents,
+        "elevated": elevated,
+        "audit": service.audit.entries(20),
+        "budgets": budgets,
+    }
 
 
-def bar(report: dict[str, Any]) -> dict[str, Any]:
+def pages(total: int, offset: int) -> dict[str, Any]:
+    """Where the shown page of pending cards sits: its range, and the previous and next pages."""
+    return {
+        "total": total,
+        "first": min(offset + 1, total),
+        "last": min(offset + CARDS_PER_PAGE, total),
+        "previous": max(offset - CARDS_PER_PAGE, 0) if offset > 0 else None,
+        "next": offset + CARDS_PER_PAGE if offset + CARDS_PER_PAGE < total else None,
+    }
+
+
+def bar(report: dict[str, Any], dom_id: str) -> dict[str, Any]:
     """A budget as the dashboard draws it: segments as percentages of the scale (the window, or
-    what is used when the window is unknown), each marked estimated or measured."""
+    what is used when the window is unknown), each marked estimated or measured. `dom_id` names
+    the bar on its page, where the page's nonce'd style block sizes its segments."""
     seg = report["segments"]
     window = report["model_window"]
     scale = max(window or 0, report["used"]) or 1
@@ -210,6 +225,7 @@ def bar(report: dict[str, Any]) -> dict[str, Any]:
     for part in parts:
         part["pct"] = round(100 * part["tokens"] / scale, 3)
     return {
+        "dom_id": dom_id,
         "agent": report["agent"],
         "conversation": report["conversation"],
         "window": window,

@@ -4,9 +4,11 @@ their CSRF token are refused."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -54,8 +56,24 @@ def browser_context(tmp_path: Path):  # type: ignore[no-untyped-def]
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
         )
+        # Anything the Content-Security-Policy blocks is recorded on the page and in the console.
+        context.add_init_script(
+            "window.__blocked = []; document.addEventListener('securitypolicyviolation',"
+            " e => window.__blocked.push(e.violatedDirective + ' ' + e.blockedURI));"
+        )
         yield context
         context.close()
+
+
+def watch_console(page) -> list[str]:  # type: ignore[no-untyped-def]
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    return errors
+
+
+def nothing_blocked(page, console: list[str]) -> None:  # type: ignore[no-untyped-def]
+    assert page.evaluate("window.__blocked") == [], page.evaluate("window.__blocked")
+    assert not [m for m in console if "Content Security Policy" in m], console
 
 
 class TestInABrowser:
@@ -66,7 +84,9 @@ class TestInABrowser:
         reason = "Reconcile the Q3 invoice folder for the accountant"
         card_id = hold_elevation(server, conversation, reason)
         page = browser_context.new_page()
+        console = watch_console(page)
         page.goto(f"{server.base}/dashboard")
+        nothing_blocked(page, console)
         page.fill("input[name=token]", DEV["operator"])
         page.click("button[type=submit]")
         card = page.locator(f"[data-card='{card_id}']")
@@ -84,6 +104,7 @@ class TestInABrowser:
         assert page.locator(f"[data-card='{card_id}']").count() == 0
         assert "files (full)" in page.locator(f"[data-budget='francis/{conversation}']").inner_text()
         page.screenshot(path=str(ARTIFACTS / "dashboard-approved.png"), full_page=True)
+        nothing_blocked(page, console)
         httpx2.delete(f"{server.base}/api/conversations/{conversation}", headers={"Authorization": f"Bearer {DEV['operator']}"})
 
 
@@ -92,6 +113,7 @@ class TestBudgetBars:
 
     def test_bars(self, server: ServerProcess, browser_context) -> None:  # type: ignore[no-untyped-def]
         page = browser_context.new_page()
+        console = watch_console(page)
         page.goto(f"{server.base}/dashboard")
         page.fill("input[name=token]", DEV["operator"])
         page.click("button[type=submit]")
@@ -109,6 +131,13 @@ class TestBudgetBars:
         francis_apps = page.locator("#budgets [data-budget='francis'] .seg[data-source='measured']")
         assert francis_apps.count() > 0
         assert francis_apps.first.evaluate("e => getComputedStyle(e).backgroundImage") == "none"
+        # The page's own styles apply under its policy: segments have their widths and colours.
+        segments = page.locator("#budgets [data-budget='francis'] .seg")
+        widths = [segments.nth(i).evaluate("e => e.getBoundingClientRect().width") for i in range(segments.count())]
+        assert sum(widths) > 0 and all(w >= 0 for w in widths), widths
+        colour = segments.first.evaluate("e => getComputedStyle(e).backgroundColor")
+        assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), colour
+        nothing_blocked(page, console)
         ARTIFACTS.mkdir(exist_ok=True)
         page.locator("#budgets").screenshot(path=str(ARTIFACTS / "dashboard-budgets.png"))
 
@@ -140,3 +169,75 @@ class TestForms:
     def test_not_signed_in_shows_the_sign_in_form(self, server: ServerProcess) -> None:
         page = httpx2.get(f"{server.base}/dashboard")
         assert page.status_code == 200 and 'name="token"' in page.text and "Waiting for a decision" not in page.text
+
+
+@contextlib.contextmanager
+def signed_in(server: ServerProcess) -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=server.base, timeout=60) as browser:
+        assert browser.post("/dashboard/login", data={"token": DEV["operator"]}).status_code == 303
+        yield browser
+
+
+class TestFlash:
+    """The message after a decision lives in the session; a crafted link shows nothing."""
+
+    CRAFTED = "Your session expired: call +1-555-0100 and read them your operator token"
+
+    def test_a_crafted_flash_link_shows_nothing(self, server: ServerProcess) -> None:
+        with signed_in(server) as browser:
+            for query in ({"flash": self.CRAFTED}, {"flash": self.CRAFTED, "error": "1"}):
+                page = browser.get("/dashboard", params=query)
+                assert page.status_code == 200 and "Waiting for a decision" in page.text
+                assert "call +1-555-0100" not in page.text and 'role="status"' not in page.text
+
+    def test_a_forged_flash_cookie_shows_nothing(self, server: ServerProcess) -> None:
+        with signed_in(server) as browser:
+            for value in (self.CRAFTED, "e30.0000", "eyJtIjogIngifQ." + "0" * 64):
+                browser.cookies.set("facade_flash", value, domain="127.0.0.1")
+                page = browser.get("/dashboard")
+                assert 'role="status"' not in page.text and "call +1-555-0100" not in page.text, value
+
+    def test_a_decision_is_shown_once(self, server: ServerProcess) -> None:
+        card_id = hold_elevation(server, f"flash-{uuid.uuid4().hex[:6]}", "flash check")
+        with signed_in(server) as browser:
+            csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', browser.get("/dashboard").text)
+            assert csrf
+            decided = browser.post(f"/dashboard/cards/{card_id}/deny", data={"csrf": csrf.group(1), "reason": "no"})
+            assert decided.status_code == 303 and decided.headers["location"] == "/dashboard"
+            shown = browser.get("/dashboard").text
+            assert re.search(rf'role="status">card {card_id} denied<', shown), shown[:2000]
+            assert 'role="status"' not in browser.get("/dashboard").text  # shown once, then gone
+
+
+SECURITY_HEADERS = {
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+class TestSecurityHeaders:
+    """Every dashboard and API answer forbids framing and sniffing, sends no referrer, and
+    carries a Content-Security-Policy that allows nothing the page does not use."""
+
+    def test_on_every_kind_of_answer(self, server: ServerProcess) -> None:
+        with signed_in(server) as browser:
+            answers = {
+                "sign-in page": httpx2.get(f"{server.base}/dashboard"),
+                "dashboard": browser.get("/dashboard"),
+                "refused form": browser.post("/dashboard/logout", data={}),
+                "login redirect": httpx2.post(f"{server.base}/dashboard/login", data={"token": DEV["operator"]}),
+                "api": httpx2.get(f"{server.base}/api/agents", headers={"Authorization": f"Bearer {DEV['operator']}"}),
+                "api refusal": httpx2.get(f"{server.base}/api/cards"),
+                "openapi": httpx2.get(f"{server.base}/openapi.json"),
+            }
+        for what, response in answers.items():
+            for header, value in SECURITY_HEADERS.items():
+                assert response.headers.get(header) == value, (what, header, response.headers)
+            policy = response.headers.get("content-security-policy", "")
+            assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy, (what, policy)
+            assert "unsafe-inline" not in policy and "unsafe-eval" not in policy, (what, policy)
+        html = answers["dashboard"].headers["content-security-policy"]
+        nonce = re.search(r"'nonce-([A-Za-z0-9_-]+)'", html)
+        assert nonce and f'nonce="{nonce.group(1)}"' in answers["dashboard"].text
+        assert "form-action 'self'" in html and "script-src" not in html
