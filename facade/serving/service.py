@@ -102,10 +102,12 @@ def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
 
 
 def prepare_database(service: Service, *, seed: bool | None = None) -> None:
-    """Apply every domain's migrations, then (by default) seed the demo data where it is missing."""
-    migrate.upgrade(service.engine, service.registry)
-    if service.settings.seed if seed is None else seed:
-        for domain in service.registry.domains.values():
-            if domain.seed is not None:
-                with service.sessions.begin() as session:
-                    domain.seed(session)
+    """Apply every domain's migrations, then (by default) seed the demo data where it is missing;
+    one replica at a time, so that replicas started together neither race nor die."""
+    with migrate.exclusive(service.engine):
+        migrate.upgrade(service.engine, service.registry)
+        if service.settings.seed if seed is None else seed:
+            for domain in service.registry.domains.values():
+                if domain.seed is not None:
+                    with service.sessions.begin() as session:
+                        domain.seed(session)  # each writes only into its empty tables
