@@ -18,7 +18,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.pool import NullPool
 
 import facade.access.audit_table  # noqa: F401  - the facade's own tables join Base.metadata
 from facade.catalogue.registry import Registry
@@ -46,30 +47,38 @@ def alembic_config(registry: Registry) -> Config:
 
 @contextlib.contextmanager
 def exclusive(engine: Engine) -> Iterator[None]:
-    """One process at a time on this database, for the whole block. PostgreSQL: a session-level
-    advisory lock on a connection of its own, released when the block ends or the process dies
-    (its connection closes). SQLite: an exclusive lock on a file beside the database."""
+    """One process at a time on this database for the whole block; the others wait for it.
+    PostgreSQL: an advisory lock; SQLite: a lock on a file beside the database. Either is
+    released when the block ends or when the process dies."""
+    database = engine.url.database
     if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            _advisory_lock(connection)
+        with _advisory_lock(engine):
+            yield
+    elif engine.dialect.name == "sqlite" and database and database != ":memory:":
+        with open(f"{database}.migrate-lock", "a") as lock_file:
+            fcntl.flock(lock_file, fcntl.LOCK_EX)  # released when the file closes
+            yield
+    else:
+        yield  # an in-memory database is this process's alone
+
+
+@contextlib.contextmanager
+def _advisory_lock(engine: Engine) -> Iterator[None]:
+    """A session-level advisory lock, on a connection outside the engine's pool (so that even a
+    pool of one leaves the migration its connection); it ends with that connection."""
+    holder = create_engine(engine.url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with holder.connect() as connection:
+            key = {"key": LOCK_KEY}
+            if not connection.execute(text("SELECT pg_try_advisory_lock(:key)"), key).scalar():
+                log.info("database.waiting_for_migration", hint="another replica is migrating or seeding")
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), key)
             try:
                 yield
             finally:
-                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEY})
-        return
-    database = engine.url.database
-    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
-        yield  # an in-memory database is this process's alone
-        return
-    with open(f"{database}.migrate-lock", "a") as lock_file:
-        fcntl.flock(lock_file, fcntl.LOCK_EX)  # released when the file closes, or the process dies
-        yield
-
-
-def _advisory_lock(connection: Connection) -> None:
-    if not connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": LOCK_KEY}).scalar():
-        log.info("database.waiting_for_migration", hint="another replica is migrating or seeding")
-        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": LOCK_KEY})
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), key)
+    finally:
+        holder.dispose()
 
 
 def at_head(connection: Connection, config: Config) -> bool:

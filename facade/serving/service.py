@@ -69,7 +69,7 @@ def build_service(settings: Settings | None = None) -> Service:
         for agent in agents.values():
             if agent.dev_token:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
-    engine = make_engine(settings.effective_database_url)
+    engine = make_engine(settings.effective_database_url, settings.database_pool_size)
     sessions = session_factory(engine)
     audit = Audit(sessions)
     approvals = Approvals(cards, audit, card_ttl=settings.card_ttl_seconds)

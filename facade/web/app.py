@@ -63,6 +63,8 @@ def build_app(service: Service) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # Sync handlers, the health check and the sweeper share anyio's default limiter.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
         fanout.start()
         unsubscribe = service.changes.subscribe(fanout.changed)
         async with manager.run(), anyio.create_task_group() as background:
