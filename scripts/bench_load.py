@@ -12,7 +12,7 @@ JSON-RPC error, tool error or transport exception. Memory per session is the ser
 every session open and worked, minus its RSS before the first was opened, over the sessions.
 
     python scripts/bench_load.py                      # 50 and 200 sessions, 30 s each, both sides
-    python scripts/bench_load.py --short              # CI: 5 s each
+    python scripts/bench_load.py --short              # CI: 3 s each (~1 minute in all)
     python scripts/bench_load.py --sessions 400 --seconds 60 --database sqlite
 """
 
@@ -213,14 +213,14 @@ def table(summaries: list[dict[str, Any]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--short", action="store_true", help="5 seconds per load, for CI")
+    parser.add_argument("--short", action="store_true", help="3 seconds per load, for CI")
     parser.add_argument("--sessions", type=int, action="append", help=f"session counts (default {SESSION_COUNTS})")
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--database", choices=("postgresql", "sqlite"), default="postgresql")
     parser.add_argument("--facade-only", action="store_true", help="no MCPServer beside it")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    seconds = args.seconds if args.seconds is not None else (5 if args.short else 30)
+    seconds = args.seconds if args.seconds is not None else (3 if args.short else 30)
     workdir = fresh_workdir("bench-load-")
     summaries: list[dict[str, Any]] = []
     with database(args.database, workdir) as url:
@@ -229,9 +229,10 @@ def main() -> int:
         if not args.facade_only:
             sides.append(baseline_server(workdir, env))
         try:
-            sides[0].start()  # migrates and seeds the database the baseline then opens
-            for side in sides[1:]:
-                side.start()
+            for side in sides:  # the facade migrates and seeds; the baseline opens the database on its first call
+                side.launch()
+            for side in sides:
+                side.wait()
             for round_no, sessions in enumerate(args.sessions or SESSION_COUNTS):
                 for side in sides if round_no % 2 == 0 else sides[::-1]:
                     summaries.append(measure(side, url, sessions, seconds))
