@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from facade.serving.calls import as_structured
+from facade.serving.outcomes import as_structured
 from facade.kit.capability import CallContext, Capability
 from facade.catalogue.registry import Registry
 

@@ -39,7 +39,7 @@ class TestSegments:
     def test_measured_with_a_bundled_tokenizer(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, 'context_window = 32000\ntokenizer = "qwen3"\n[apps]\nfiles = "core"\n')
         (tmp_path / "probe" / "SYSTEM.md").write_text("You are a careful assistant.\n")
-        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        report = agent_budget(views, views.agents["probe"], None)
         seg = report["segments"]
         assert seg["base"]["source"] == "estimate"
         assert seg["apps"]["source"] == "measured" and seg["system_prompt"]["source"] == "measured"
@@ -48,39 +48,39 @@ class TestSegments:
 
     def test_estimated_without_one_and_says_so(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, 'context_window = 8000\ntokenizer = "gemma"\n[apps]\nfiles = "core"\n')
-        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        report = agent_budget(views, views.agents["probe"], None)
         assert report["segments"]["apps"]["source"] == "estimate"
         assert any("'gemma' cannot be loaded" in n for n in report["notes"])
 
     def test_null_window(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, '[apps]\nfiles = "core"\n')
-        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        report = agent_budget(views, views.agents["probe"], None)
         assert report["model_window"] is None and report["segments"]["free"]["tokens"] is None
         assert report["over_budget"] is False and report["overshoot"] is None
 
     def test_elevation_raises_apps_by_the_domains_full_tools(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, 'context_window = 64000\ntokenizer = "o200k_base"\n[apps]\nfiles = "core"\nprojects = "core"\n')
         agent = views.agents["probe"]
-        before = agent_budget(views, SERVED, agent, "c")["segments"]["apps"]["domains"]
+        before = agent_budget(views, agent, "c")["segments"]["apps"]["domains"]
         views.elevations.grant("probe", "c", "files")
-        after = agent_budget(views, SERVED, agent, "c")["segments"]["apps"]["domains"]
+        after = agent_budget(views, agent, "c")["segments"]["apps"]["domains"]
         files_before, files_after = before[0], after[0]
         assert files_before["domain"] == "files" and files_after["mode"] == "full"
         full = [c for c in REGISTRY if c.domain == "files" and c.tier == "full"]
         assert files_after["tools"] - files_before["tools"] == len(full)
         assert files_after["tokens"] > files_before["tokens"]
         assert before[1] == after[1]  # projects untouched
-        assert agent_budget(views, SERVED, agent, "other")["segments"]["apps"]["domains"] == before
+        assert agent_budget(views, agent, "other")["segments"]["apps"]["domains"] == before
 
     def test_over_budget_with_overshoot(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, 'context_window = 2000\ntokenizer = "o200k_base"\n[apps]\nfinance = "full"\n')
-        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        report = agent_budget(views, views.agents["probe"], None)
         assert report["over_budget"] and report["overshoot"] == report["used"] - 2000 > 0
         assert report["segments"]["free"]["tokens"] < 0
 
     def test_missing_workspace_file_counts_zero_and_is_named(self, tmp_path: Path) -> None:
         views = agents_in(tmp_path, 'context_window = 8000\n[apps]\nfiles = "core"\n')
-        report = agent_budget(views, SERVED, views.agents["probe"], None)
+        report = agent_budget(views, views.agents["probe"], None)
         files = {f["file"]: f for f in report["segments"]["system_prompt"]["files"]}
         assert files["SYSTEM.md"]["missing"] and files["SYSTEM.md"]["tokens"] == 0
         assert any("SYSTEM.md" in n and "missing" in n for n in report["notes"])
@@ -97,7 +97,7 @@ class TestTheServedArray:
             views = Views(REGISTRY, DEMO, elevations)
             elevations.grant(agent.name, "elevated", next(iter(agent.apps)))
             for conversation in (None, "elevated"):
-                apps = agent_budget(views, SERVED, agent, conversation)["segments"]["apps"]
+                apps = agent_budget(views, agent, conversation)["segments"]["apps"]
                 wire = SERVED.serve(views.view(agent, conversation)).wire(LATEST_PROTOCOL_VERSION)
                 exact = count(wire.json, agent.tokenizer, "json")
                 assert (apps["era"], apps["bytes"], apps["tokens"], apps["source"]) == (
@@ -113,7 +113,7 @@ class TestTheServedArray:
         rows = {r["agent"]: r for r in json.loads(done.stdout)["rows"]}
         views = Views(REGISTRY, DEMO, MemoryElevations())
         for agent in DEMO.values():
-            apps = agent_budget(views, SERVED, agent, None)["segments"]["apps"]
+            apps = agent_budget(views, agent, None)["segments"]["apps"]
             assert apps["bytes"] == rows[agent.name]["bytes"]
             if bundled_name(agent.tokenizer):  # the gate counts with o200k where the agent has none
                 assert apps["tokens"] == rows[agent.name]["tokens"], agent.name

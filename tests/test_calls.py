@@ -10,7 +10,6 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from facade.catalogue.agents import Agent
-from facade.access.approvals import Approvals
 from facade.serving.calls import CallRequest, Calls
 from facade.kit.capability import CallContext, Input
 from facade.access.cards import MemoryCards
@@ -55,7 +54,7 @@ def calls_with(audit: Any) -> tuple[Calls, MemoryCards]:
     agents = {"probe": agent}
     cards = MemoryCards()
     views = Views(registry, agents, MemoryElevations())
-    return Calls(views, TokenBook(agents, on_loopback=True), None, Approvals(cards, audit)), cards
+    return Calls(views, TokenBook(agents, on_loopback=True), None, cards, audit), cards
 
 
 def held(text: str) -> CallRequest:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import Field
 
+from facade.catalogue.registry import Registry
+from facade.catalogue.schema import announced_tool
+from facade.errors import RegistryError
+from facade.kit import Approval, Toolset, records
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input, make_capability
 from facade.kit.domain import Domain
-from facade.errors import RegistryError
-from facade.catalogue.registry import Registry
 
 
 class Note(Input):
@@ -85,6 +89,77 @@ class TestDeclaration:
             make_capability("notes.add", note_add, tier="extra")
         with pytest.raises(RegistryError, match="approval must be"):
             make_capability("notes.add", note_add, approval=3)
+
+
+class TestApproval:
+    """Approval levels are typed (an IntEnum) yet declared and sent as the plain 0, 1 and 2."""
+
+    @pytest.mark.parametrize(("given", "level"), [(0, Approval.NONE), (1, Approval.HOST), (2, Approval.OPERATOR)])
+    def test_plain_ints_become_levels(self, given: int, level: Approval) -> None:
+        cap = make_capability("notes.add", note_add, approval=given)
+        assert cap.approval is level and cap.approval == given
+
+    def test_levels_are_accepted_as_such(self) -> None:
+        assert make_capability("notes.add", note_add, approval=Approval.HOST).approval is Approval.HOST
+        assert make_capability("notes.add", note_add).approval is Approval.NONE
+
+    @pytest.mark.parametrize("given", [3, -1, True, "2", None])
+    def test_anything_else_is_refused(self, given: object) -> None:
+        with pytest.raises(RegistryError, match=r"approval must be 0, 1 or 2"):
+            make_capability("notes.add", note_add, approval=given)  # type: ignore[arg-type]
+
+    def test_the_wire_carries_the_same_number(self) -> None:
+        held = announced_tool(make_capability("notes.add", note_add, approval=Approval.OPERATOR))
+        assert json.dumps(held["_meta"]) == '{"facade/approval": 2}'
+        assert "_meta" not in announced_tool(make_capability("notes.add", note_add))
+
+
+def note_list(ctx: CallContext, args: Note) -> dict:
+    """List notes."""
+    return {}
+
+
+class TestToolset:
+    """A concept module declares into a Toolset; the Domain built from toolsets names and checks
+    every declaration, in toolset order, as if it had been declared on the domain itself."""
+
+    def test_declarations_become_the_domains_capabilities_in_order(self) -> None:
+        first, second = Toolset(), Toolset()
+        decorated = first.capability("add", example={"text": "hi"})(note_add)
+        second.add("list", note_list, read_only=True)
+        first.add("bulk_add", note_add)
+        domain = Domain("notes", toolsets=(first, second))
+        assert decorated is note_add
+        assert [c.name for c in domain.capabilities] == ["notes.add", "notes.bulk_add", "notes.list"]
+        assert [c.tier for c in domain.capabilities] == ["core", "full", "core"]  # the domain's criterion
+        assert domain.capabilities[2].annotations.read_only
+
+    def test_the_kit_builders_declare_into_a_toolset(self) -> None:
+        tools = Toolset()
+
+        class Entry:
+            id = 0
+
+        entity = records.Entity("notes", "note", "notes", Entry, render=lambda n: {})  # type: ignore[arg-type]
+        records.add_get(tools, entity, example_id=1)
+        assert [c.name for c in Domain("notes", toolsets=(tools,)).capabilities] == ["notes.note_get"]
+
+    def test_a_bad_declaration_names_the_capability_when_the_domain_is_built(self) -> None:
+        tools = Toolset()
+        tools.add("add", note_add, example={"text": ""})  # nothing is checked yet
+        with pytest.raises(RegistryError, match="'notes.add': its example does not validate"):
+            Domain("notes", toolsets=(tools,))
+
+    def test_reads_names_the_fields_a_shared_handler_needs(self) -> None:
+        with pytest.raises(RegistryError, match="'notes.add': its input model Note lacks note_id, which its handler reads"):
+            make_capability("notes.add", note_add, reads=("text", "note_id"))
+
+    def test_the_domain_still_declares_on_its_own(self) -> None:
+        tools = Toolset()
+        tools.add("add", note_add)
+        domain = Domain("notes", toolsets=(tools,))
+        domain.capability("list", read_only=True)(note_list)
+        assert [c.name for c in domain.capabilities] == ["notes.add", "notes.list"]
 
 
 class TestRegistry:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from facade.serving import migrate
 from facade.access.approvals import Approvals
@@ -17,6 +18,10 @@ from facade.access.elevation import MemoryElevations
 from facade.catalogue.registry import Registry
 
 
+async def never_run(card: Card) -> dict[str, Any]:
+    raise AssertionError(f"the sweep ran card {card.id}")
+
+
 class TestSweep:
     """A pending card past its time is stored expired exactly as it was read before the sweep."""
 
@@ -24,7 +29,7 @@ class TestSweep:
         engine = make_engine(f"sqlite:///{tmp_path / 'sweep.db'}")
         migrate.upgrade(engine, Registry())
         cards = MemoryCards()
-        approvals = Approvals(cards, Audit(session_factory(engine)))
+        approvals = Approvals(cards, Audit(session_factory(engine)), never_run)
         service = SimpleNamespace(elevations=MemoryElevations(), approvals=approvals, audit=approvals.audit, changes=Changes())
         now = time.time()
         late = cards.create(Card(0, "skills.elevate", {"domain": "files"}, "atlas", "c", "", now - 60, now - 30))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -59,13 +61,23 @@ class Changes:
 
 @contextlib.asynccontextmanager
 async def watched(server: ServerProcess, agent: str, era: str, conversation: str) -> AsyncIterator[tuple[Client, Changes]]:
-    """A client of `agent` in `conversation` that counts list_changed: handshake-era sessions
-    hear it on their GET stream, 2026-07-28 clients on a subscriptions/listen stream."""
-    changes = Changes()
+    """A client of `agent` in `conversation` that counts list_changed."""
     headers = {"X-Conversation-Id": conversation}
+    connect = partial(mcp_client, server.url, DEV[agent], mode=era, headers=headers)
+    async with counting(lambda handler: connect(message_handler=handler), era) as watching:
+        yield watching
+
+
+@contextlib.asynccontextmanager
+async def counting(
+    connect: Callable[[Any], AbstractAsyncContextManager[Client]], era: str
+) -> AsyncIterator[tuple[Client, Changes]]:
+    """The client `connect(message_handler)` opens, counting list_changed: handshake-era
+    sessions hear it as a notification, 2026-07-28 clients on a subscriptions/listen stream."""
+    changes = Changes()
     # Each era counts on one channel only: a listen stream's events also reach message handlers.
     handler = changes.handler if era == "legacy" else None
-    async with mcp_client(server.url, DEV[agent], mode=era, headers=headers, message_handler=handler) as client:
+    async with connect(handler) as client:
         if era == "legacy":
             yield client, changes
             return
@@ -225,4 +237,4 @@ class TestHeldCalls:
             assert card["outcome"]["ok"], card
             assert (await client.call_tool("finance.payment_list", {})).structured_content["total"] == count + 1
             status = (await client.call_tool("skills.card_status", {"card_id": second["card_id"]})).structured_content
-            assert status["card"]["outcome"]["data"]["payment"]["amount"] == "961.40"
+            assert status["card"]["outcome"]["data"]["payment"]["amount"] == payment.example["amount"]

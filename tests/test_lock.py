@@ -10,6 +10,7 @@ import pytest
 
 from facade.catalogue.discovery import discover
 from facade.errors import ConfigError
+from facade.kit import Input
 from facade.reports.lock import Locked, live, lock_changes, read_lock, render_lock
 from tests.support import REPO
 from tests.test_economy import REPO_AGENTS, facade
@@ -88,6 +89,10 @@ class TestTheGate:
         assert done.returncode == 2 and done.stderr.startswith("error: catalogue lock")
 
 
+class EmptyInput(Input):
+    """No arguments."""
+
+
 class TestThirdPartyTiers:
     """A third-party domain's tiers left to the verb rule are named, at discovery and in check."""
 
@@ -99,18 +104,18 @@ class TestThirdPartyTiers:
         assert "FACADE_DOMAINS module 'tests.fixtures.tiers_domain'" in registry.warnings[0]
         assert discover().warnings == []  # the bundled domains are first-party
 
-    def test_the_kits_record_decides_once_it_keeps_one(self) -> None:
-        from types import SimpleNamespace
+    def test_the_kit_records_whether_a_tier_was_declared(self) -> None:
+        from facade.kit import Domain
 
-        from facade.catalogue.discovery import _tier_inferred
+        def handler(ctx, args: EmptyInput) -> dict:  # type: ignore[no-untyped-def]
+            """Counts."""
+            return {}
 
-        def cap(tier: str, **recorded: bool) -> SimpleNamespace:
-            return SimpleNamespace(tier=tier, action="count", **recorded)
-
-        # Without the record: the verb rule's tier may be inferred (None), another was declared.
-        assert (_tier_inferred(cap("full")), _tier_inferred(cap("core"))) == (None, False)  # type: ignore[arg-type]
-        assert _tier_inferred(cap("full", tier_inferred=False)) is False  # type: ignore[arg-type]
-        assert _tier_inferred(cap("core", tier_inferred=True)) is True  # type: ignore[arg-type]
+        domain = Domain("widgets")
+        left = domain.add("count", handler)
+        same = domain.add("tally_count", handler, tier="core")  # declared, and what the verb implies
+        assert (left.tier, left.tier_inferred) == ("full", True)
+        assert (same.tier, same.tier_inferred) == ("core", False)
 
     def test_check_shows_the_warning_and_the_new_capabilities(self, tmp_path: Path) -> None:
         lock = tmp_path / "catalogue.lock"

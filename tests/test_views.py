@@ -84,3 +84,32 @@ class TestApps:
             elevations.grant("probe", "c", "files")
         files = next(a for a in views.apps(agent, "c") if a.domain.name == "files")
         assert files.mode == "full" and len(files.tools) == len(files.domain.capabilities)
+
+
+class TestView:
+    """One object lists and resolves: a tool the view does not list, it does not find."""
+
+    def test_resolve_finds_exactly_what_is_served(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\nprojects = "full"\n')
+        view = Views(REGISTRY, {"probe": agent}, MemoryElevations()).view(agent, "c")
+        served = set(view.served.names)
+        assert served == {c.name for c in view} and served
+        for capability in REGISTRY:
+            assert (view.resolve(capability.name) is capability) == (capability.name in served), capability.name
+        assert view.resolve("files.no_such_tool") is None
+        assert all(REGISTRY.get(n).domain in ("files", "projects") for n in served)  # type: ignore[union-attr]
+        assert any(c.domain == "files" and c.tier == "full" for c in REGISTRY) and not any(
+            view.resolve(c.name) for c in REGISTRY if c.domain == "files" and c.tier == "full"
+        )
+
+    def test_cached_by_modes_and_changed_by_an_elevation(self, tmp_path: Path) -> None:
+        agent = probe(tmp_path, 'files = "core"\n')
+        elevations = MemoryElevations()
+        views = Views(REGISTRY, {"probe": agent}, elevations)
+        assert views.view(agent, "a") is views.view(agent, "b") is views.view(agent, None)
+        elevations.grant("probe", "a", "files")
+        elevated = views.view(agent, "a")
+        assert elevated is not views.view(agent, "b") and elevated.modes == {"files": "full"}
+        hidden = next(c for c in REGISTRY if c.domain == "files" and c.tier == "full")
+        assert elevated.resolve(hidden.name) is hidden and views.view(agent, "b").resolve(hidden.name) is None
+        assert elevated.served is elevated.served  # computed once per view

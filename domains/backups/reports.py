@@ -1,20 +1,23 @@
 """Reading runs back: verify an archive against its manifest, compare two runs, dump a raw
-manifest, and account for the storage the archives take."""
+manifest, and account for the storage the archives take; and the two reports an agent asks
+for directly, a schedule's preview and the storage taken."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domains.backups import archive, sandbox
+from domains.backups import archive, inputs, sandbox, schedule
 from domains.backups.tables import Job, Run
-from facade.kit import Conflict
+from facade.kit import CallContext, Conflict, Toolset
 
 SHOWN = 500  # the most paths one list of a result names; counts always cover everything
+tools = Toolset()
 
 
 def with_archive(run: Run) -> str:
@@ -180,3 +183,24 @@ def storage(db: Session) -> dict[str, Any]:
         "orphan_files": orphans[:SHOWN],
         "disk": {"total": disk.total, "used": disk.used, "free": disk.free},
     }
+
+
+@tools.capability(
+    "schedule_preview", read_only=True, example={"schedule": "0 2 * * 1-5", "count": 5, "after": "2026-12-01T00:00:00Z"}
+)
+def schedule_preview(ctx: CallContext, args: inputs.SchedulePreview) -> dict[str, Any]:
+    """List the times a cron schedule would fire, to check one before using it."""
+    times = schedule.next_times(args.schedule, args.count, args.after)
+    gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:], strict=False)]
+    return {
+        "schedule": args.schedule,
+        "after": (args.after or datetime.now(UTC)).astimezone(UTC).isoformat(),
+        "next_runs": [t.isoformat() for t in times],
+        "smallest_gap_seconds": int(min(gaps)) if gaps else None,
+    }
+
+
+@tools.capability("storage_stats", read_only=True, example={})
+def storage_stats(ctx: CallContext, args: inputs.StorageStats) -> dict[str, Any]:
+    """Report the space archives take per job, missing archives and orphan files."""
+    return storage(ctx.db)

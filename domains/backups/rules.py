@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domains.backups import runs, sandbox
+from domains.backups import packing, sandbox
 from domains.backups.tables import Job, Run
 from facade.kit import Conflict
 
@@ -23,7 +23,7 @@ def name_free(db: Session, name: str, except_id: int | None = None) -> None:
 
 def normal_source(given: str) -> str:
     """The source as stored: checked to be a folder, written relative to the root."""
-    return sandbox.display(runs.source_folder(given))
+    return sandbox.display(packing.source_folder(given))
 
 
 def check_create(db: Session, values: dict[str, Any]) -> None:

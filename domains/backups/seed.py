@@ -14,7 +14,7 @@ from typing import BinaryIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.backups import runs
+from domains.backups import packing
 from domains.backups.archive import Entry
 from domains.backups.sandbox import SOURCES, root
 from domains.backups.tables import Job, Run
@@ -141,9 +141,9 @@ def seed(session: Session) -> None:
         entries = [
             Entry(rel, len(content), modified, 0o644, _reader(content))
             for rel, (content, modified) in sorted(tree.items())
-            if runs.matches(rel, job.include) and not runs.matches(rel, job.exclude)
+            if packing.matches(rel, job.include) and not packing.matches(rel, job.exclude)
         ]
-        runs.pack(job, run, entries)
+        packing.pack(job, run, entries)
         run.finished_at = started + timedelta(seconds=4)
         session.flush()
 

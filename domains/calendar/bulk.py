@@ -7,18 +7,19 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from domains.calendar import changes, inputs, serialize
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
 from domains.calendar.tables import Event
-from facade.kit import CallContext, InvalidRequest, each
+from facade.kit import CallContext, InvalidRequest, Toolset, each
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
-@domain.capability(
+@tools.capability(
     "event_bulk_create",
     example={
-        "calendar_id": 5,
+        "calendar_id": 2,
         "events": [
             {"title": "FOSDEM", "start": "2027-01-30", "end": "2027-01-31", "location": "ULB, Brussels"},
             {"title": "Talk rehearsal", "start": "2027-01-28T17:00:00+01:00", "timezone": "Europe/Brussels"},
@@ -36,7 +37,7 @@ def event_bulk_create(ctx: CallContext, args: inputs.EventBulkCreate) -> Result:
     return each(range(len(args.events)), "index", create)
 
 
-@domain.capability("event_bulk_move", idempotent=True, example={"from_calendar_id": 5, "to_calendar_id": 2})
+@tools.capability("event_bulk_move", idempotent=True, example={"from_calendar_id": 3, "to_calendar_id": 1})
 def event_bulk_move(ctx: CallContext, args: inputs.EventBulkMove) -> Result:
     """Move every event of one calendar into another."""
     source = CALENDAR.fetch(ctx.db, args.from_calendar_id)
@@ -55,7 +56,7 @@ def event_bulk_move(ctx: CallContext, args: inputs.EventBulkMove) -> Result:
     return {"moved_event_ids": moved, "from_calendar_id": source.id, "to_calendar_id": target.id, "left": left}
 
 
-@domain.capability("event_bulk_delete", destructive=True, example={"event_ids": [20, 21]})
+@tools.capability("event_bulk_delete", destructive=True, example={"event_ids": [8, 10]})
 def event_bulk_delete(ctx: CallContext, args: inputs.EventBulkDelete) -> Result:
     """Delete several events or whole series, reporting each one's result."""
 

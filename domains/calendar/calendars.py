@@ -9,10 +9,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domains.calendar import inputs, serialize, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR
 from domains.calendar.tables import Calendar, Event
-from facade.kit import CallContext, Conflict, records
+from facade.kit import CallContext, Conflict, Toolset, records
+
+tools = Toolset()
 
 
 def name_free(db: Session, name: str, except_id: int | None = None) -> None:
@@ -35,23 +36,23 @@ def check_update(db: Session, calendar: Calendar, changes: dict[str, Any]) -> No
 
 
 records.add_create(
-    domain,
+    tools,
     CALENDAR,
     inputs.CalendarCreate,
     example={"name": "Conferences", "timezone": "Europe/Lisbon", "color": "#0ea5e9", "owner_email": "sam@example.com"},
     check=check_create,
 )
-records.add_list(domain, CALENDAR, example={}, description="List calendars.")
+records.add_list(tools, CALENDAR, example={}, description="List calendars.")
 records.add_update(
-    domain,
+    tools,
     CALENDAR,
     inputs.CalendarUpdate,
-    example={"calendar_id": 5, "description": "Talks, trade fairs and the travel around them."},
+    example={"calendar_id": 3, "description": "Who is away when, and the public holidays."},
     check=check_update,
 )
 
 
-@domain.capability("calendar_delete", destructive=True, example={"calendar_id": 4, "force": True})
+@tools.capability("calendar_delete", destructive=True, example={"calendar_id": 4, "force": True})
 def calendar_delete(ctx: CallContext, args: inputs.CalendarDelete) -> dict[str, Any]:
     """Delete a calendar; one that still has events needs force=true."""
     calendar = CALENDAR.fetch(ctx.db, args.calendar_id)

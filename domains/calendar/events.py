@@ -8,15 +8,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, or_
 
 from domains.calendar import changes, inputs, serialize, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
 from domains.calendar.tables import Event
-from facade.kit import CallContext, InvalidRequest, contains_text, records
+from facade.kit import CallContext, InvalidRequest, Toolset, contains_text, records
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
-@domain.capability(
+@tools.capability(
     "event_create",
     example={
         "calendar_id": 1,
@@ -33,7 +34,7 @@ def event_create(ctx: CallContext, args: inputs.EventCreate) -> Result:
     return {"event": serialize.event(changes.new_event(ctx.db, calendar, args))}
 
 
-records.add_get(domain, EVENT, example_id=1)
+records.add_get(tools, EVENT, example_id=1)
 
 
 def _events_where(args: inputs.EventFilter) -> list[ColumnElement[bool]]:
@@ -52,7 +53,7 @@ def _events_where(args: inputs.EventFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain,
+    tools,
     EVENT,
     inputs.EventFilter,
     example={"calendar_id": 1},
@@ -62,7 +63,7 @@ records.add_list(
 )
 
 
-@domain.capability(
+@tools.capability(
     "event_update",
     idempotent=True,
     example={"event_id": 1, "occurrence_start": "2026-12-11T08:30:00Z", "start": "2026-12-11T10:00:00+01:00"},
@@ -89,7 +90,7 @@ def event_update(ctx: CallContext, args: inputs.EventUpdate) -> Result:
     return {"event": serialize.event(event), **report}
 
 
-@domain.capability(
+@tools.capability(
     "event_delete", destructive=True, example={"event_id": 1, "occurrence_start": "2026-12-14T08:30:00Z"}
 )
 def event_delete(ctx: CallContext, args: inputs.EventDelete) -> Result:

@@ -13,10 +13,11 @@ from sqlalchemy.orm import Session, selectinload
 
 from domains.calendar import changes, ical, inputs, recurrence, serialize, times
 from domains.calendar.calendars import name_free
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR, EVENT
 from domains.calendar.tables import Attendee, Calendar, Event, Exdate, Reminder
-from facade.kit import CallContext, Conflict, NotFound, each
+from facade.kit import CallContext, Conflict, NotFound, Toolset, each
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -25,7 +26,7 @@ def _filename(text: str) -> str:
     return (re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "calendar")[:80] + ".ics"
 
 
-@domain.capability("event_export", read_only=True, example={"event_id": 3})
+@tools.capability("event_export", read_only=True, example={"event_id": 3})
 def event_export(ctx: CallContext, args: inputs.EventRef) -> Result:
     """Export an event or series, with its changed occurrences, as .ics text."""
     event = EVENT.fetch(ctx.db, args.event_id)
@@ -33,7 +34,7 @@ def event_export(ctx: CallContext, args: inputs.EventRef) -> Result:
     return {"filename": _filename(series.title), "ics": ical.document(series.calendar, [series])}
 
 
-@domain.capability("calendar_export", read_only=True, example={"calendar_id": 1})
+@tools.capability("calendar_export", read_only=True, example={"calendar_id": 1})
 def calendar_export(ctx: CallContext, args: inputs.CalendarRef) -> Result:
     """Export a whole calendar as .ics text."""
     calendar = CALENDAR.fetch(ctx.db, args.calendar_id)
@@ -134,7 +135,7 @@ SAMPLE_ICS = "\n".join(
 )
 
 
-@domain.capability("event_import", example={"calendar_id": 5, "ics": SAMPLE_ICS})
+@tools.capability("event_import", example={"calendar_id": 1, "ics": SAMPLE_ICS})
 def event_import(ctx: CallContext, args: inputs.EventImport) -> Result:
     """Import the events of .ics text into a calendar, reporting each one."""
     calendar = CALENDAR.fetch(ctx.db, args.calendar_id)
@@ -168,7 +169,7 @@ SAMPLE_CALENDAR = "\n".join(
 )
 
 
-@domain.capability("calendar_import", example={"ics": SAMPLE_CALENDAR})
+@tools.capability("calendar_import", example={"ics": SAMPLE_CALENDAR})
 def calendar_import(ctx: CallContext, args: inputs.CalendarImport) -> Result:
     """Create a calendar from .ics text, with every event in it."""
     cal = ical.parse(args.ics)

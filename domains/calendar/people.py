@@ -10,11 +10,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.calendar import inputs, serialize, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import EVENT
 from domains.calendar.occurrences import in_range
 from domains.calendar.tables import Attendee, Event, Reminder
-from facade.kit import CallContext, Conflict, InvalidRequest, NotFound
+from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, Toolset
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -44,7 +45,7 @@ def _reminder(db: Session, reminder_id: int) -> Reminder:
     return found
 
 
-@domain.capability(
+@tools.capability(
     "attendee_add", example={"event_id": 2, "email": "marco@example.com", "name": "Marco Bianchi"}
 )
 def attendee_add(ctx: CallContext, args: inputs.AttendeeAdd) -> Result:
@@ -62,7 +63,7 @@ def attendee_add(ctx: CallContext, args: inputs.AttendeeAdd) -> Result:
     return {"attendee": serialize.attendee(attendee)}
 
 
-@domain.capability("attendee_update", idempotent=True, example={"attendee_id": 6, "rsvp": "accepted"})
+@tools.capability("attendee_update", idempotent=True, example={"attendee_id": 6, "rsvp": "accepted"})
 def attendee_update(ctx: CallContext, args: inputs.AttendeeUpdate) -> Result:
     """Record an attendee's RSVP or change their name."""
     attendee = _attendee(ctx.db, args.attendee_id)
@@ -76,7 +77,7 @@ def attendee_update(ctx: CallContext, args: inputs.AttendeeUpdate) -> Result:
     return {"attendee": serialize.attendee(attendee)}
 
 
-@domain.capability("attendee_remove", destructive=True, idempotent=True, example={"attendee_id": 14})
+@tools.capability("attendee_remove", destructive=True, idempotent=True, example={"attendee_id": 13})
 def attendee_remove(ctx: CallContext, args: inputs.AttendeeRef) -> Result:
     """Take someone off an event's guest list."""
     attendee = _attendee(ctx.db, args.attendee_id)
@@ -86,7 +87,7 @@ def attendee_remove(ctx: CallContext, args: inputs.AttendeeRef) -> Result:
     return {"removed": shown}
 
 
-@domain.capability("reminder_add", example={"event_id": 5, "minutes_before": 30})
+@tools.capability("reminder_add", example={"event_id": 5, "minutes_before": 30})
 def reminder_add(ctx: CallContext, args: inputs.ReminderAdd) -> Result:
     """Add a reminder some minutes before an event or every occurrence of a series."""
     event = _owner(ctx.db, args.event_id)
@@ -98,7 +99,7 @@ def reminder_add(ctx: CallContext, args: inputs.ReminderAdd) -> Result:
     return {"reminder": serialize.reminder(reminder)}
 
 
-@domain.capability(
+@tools.capability(
     "reminder_list",
     read_only=True,
     example={"start": "2026-12-08T00:00:00+01:00", "end": "2026-12-11T00:00:00+01:00", "timezone": "Europe/Berlin"},
@@ -127,7 +128,7 @@ def reminder_list(ctx: CallContext, args: inputs.Range) -> Result:
     return {"reminders": shown, "total": len(shown)}
 
 
-@domain.capability("reminder_remove", destructive=True, idempotent=True, example={"reminder_id": 3})
+@tools.capability("reminder_remove", destructive=True, idempotent=True, example={"reminder_id": 2})
 def reminder_remove(ctx: CallContext, args: inputs.ReminderRef) -> Result:
     """Remove a reminder."""
     reminder = _reminder(ctx.db, args.reminder_id)

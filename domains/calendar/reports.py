@@ -8,17 +8,18 @@ from typing import Any
 from sqlalchemy import func, select
 
 from domains.calendar import inputs, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR
 from domains.calendar.occurrences import in_range
 from domains.calendar.tables import Attendee, Event
-from facade.kit import CallContext
+from facade.kit import CallContext, Toolset
+
+tools = Toolset()
 
 Result = dict[str, Any]
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
-@domain.capability("event_duplicate_find", read_only=True, example={})
+@tools.capability("event_duplicate_find", read_only=True, example={})
 def event_duplicate_find(ctx: CallContext, args: inputs.DuplicateFind) -> Result:
     """Find events that repeat another's title, start and end, across calendars."""
     for calendar_id in args.calendar_ids or []:
@@ -49,7 +50,7 @@ def event_duplicate_find(ctx: CallContext, args: inputs.DuplicateFind) -> Result
     return {"duplicates": found, "total": total}
 
 
-@domain.capability(
+@tools.capability(
     "calendar_stats",
     read_only=True,
     example={"start": "2026-12-01", "end": "2027-01-01", "timezone": "Europe/Berlin", "calendar_ids": [1, 2]},

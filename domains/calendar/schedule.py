@@ -9,11 +9,12 @@ from typing import Any
 from sqlalchemy import select
 
 from domains.calendar import availability, inputs, serialize, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import CALENDAR
 from domains.calendar.occurrences import in_range
 from domains.calendar.tables import Calendar
-from facade.kit import CallContext, InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset
+
+tools = Toolset()
 
 Result = dict[str, Any]
 WEEK = {"start": "2026-12-07T00:00:00+01:00", "end": "2026-12-12T00:00:00+01:00", "timezone": "Europe/Berlin"}
@@ -26,7 +27,7 @@ def _calendars(ctx: CallContext, ids: list[int] | None) -> list[int] | None:
     return ids or None
 
 
-@domain.capability("occurrence_list", read_only=True, example=WEEK)
+@tools.capability("occurrence_list", read_only=True, example=WEEK)
 def occurrence_list(ctx: CallContext, args: inputs.OccurrenceFilter) -> Result:
     """List what happens in a time range, series expanded, in start order."""
     tz = times.zone(args.timezone)
@@ -35,7 +36,7 @@ def occurrence_list(ctx: CallContext, args: inputs.OccurrenceFilter) -> Result:
     return {"occurrences": [serialize.occurrence(o, tz) for o in found], "total": len(found)}
 
 
-@domain.capability("agenda_get", read_only=True, example={"day": "2026-12-09", "timezone": "Europe/Berlin"})
+@tools.capability("agenda_get", read_only=True, example={"day": "2026-12-09", "timezone": "Europe/Berlin"})
 def agenda_get(ctx: CallContext, args: inputs.Agenda) -> Result:
     """Get the agenda of a day or a week, grouped by local day, all-day events first."""
     tz = times.zone(args.timezone)
@@ -51,7 +52,7 @@ def agenda_get(ctx: CallContext, args: inputs.Agenda) -> Result:
     return {"timezone": args.timezone, "days": agenda}
 
 
-@domain.capability(
+@tools.capability(
     "freebusy_get",
     read_only=True,
     example={**WEEK, "emails": ["sam@example.com", "priya@example.com"]},
@@ -77,7 +78,7 @@ def freebusy_get(ctx: CallContext, args: inputs.FreeBusy) -> Result:
     return {"start": begins.isoformat(), "end": ends.isoformat(), "people": people, "calendars": calendars}
 
 
-@domain.capability(
+@tools.capability(
     "slot_find",
     read_only=True,
     example={**WEEK, "emails": ["sam@example.com", "priya@example.com", "marco@example.com"], "duration_minutes": 60},
@@ -99,7 +100,7 @@ def slot_find(ctx: CallContext, args: inputs.SlotFind) -> Result:
     }
 
 
-@domain.capability("conflict_list", read_only=True, example=WEEK)
+@tools.capability("conflict_list", read_only=True, example=WEEK)
 def conflict_list(ctx: CallContext, args: inputs.ConflictFilter) -> Result:
     """List pairs of busy occurrences that overlap in a range."""
     tz = times.zone(args.timezone)

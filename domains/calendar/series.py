@@ -7,14 +7,15 @@ from datetime import UTC
 from typing import Any
 
 from domains.calendar import changes, inputs, recurrence, serialize, times
-from domains.calendar.capabilities import domain
 from domains.calendar.entities import EVENT
-from facade.kit import CallContext, NotFound
+from facade.kit import CallContext, NotFound, Toolset
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
-@domain.capability(
+@tools.capability(
     "recurrence_preview",
     read_only=True,
     example={"rrule": "FREQ=MONTHLY;BYDAY=-1FR;COUNT=6", "start": "2026-12-25T16:00:00", "timezone": "Europe/Berlin"},
@@ -32,7 +33,7 @@ def recurrence_preview(ctx: CallContext, args: inputs.RecurrencePreview) -> Resu
     return {"rrule": rule_text, "timezone": args.timezone, "occurrences": shown, "finite": finite}
 
 
-@domain.capability(
+@tools.capability(
     "occurrence_restore", idempotent=True, example={"event_id": 1, "occurrence_start": "2026-12-09T08:30:00Z"}
 )
 def occurrence_restore(ctx: CallContext, args: inputs.OccurrenceRef) -> Result:

@@ -15,6 +15,8 @@ from facade.kit import Entity
 
 # The fields that make a record what it is; a history entry keeps them before and after.
 RECORD_FIELDS = ("name", "type", "value", "ttl", "priority", "weight", "port")
+# The types that hold a host's address: what a PTR points back from.
+ADDRESS_TYPES = ("A", "AAAA")
 
 
 def zone(z: Zone) -> dict[str, Any]:

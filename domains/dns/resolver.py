@@ -10,9 +10,12 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from domains.dns import names
+from domains.dns import inputs, names
+from domains.dns.entities import ZONE
 from domains.dns.tables import Record, Zone
+from facade.kit import CallContext, Toolset
 
+tools = Toolset()
 FAMILIES = {"any": socket.AF_UNSPEC, "ipv4": socket.AF_INET, "ipv6": socket.AF_INET6}
 
 
@@ -81,3 +84,16 @@ def compare(zone: Zone, records: list[Record], max_names: int) -> dict[str, Any]
         **counts,
         "not_checked": len(expected) - len(checked),
     }
+
+
+@tools.capability("resolve", read_only=True, example={"name": "localhost"})
+def resolve(ctx: CallContext, args: inputs.Resolve) -> dict[str, Any]:
+    """Resolve a name, or reverse-resolve an address, with this machine's system resolver."""
+    return lookup(args.name, args.family)
+
+
+@tools.capability("zone_compare", read_only=True, example={"zone_id": 2})
+def zone_compare(ctx: CallContext, args: inputs.ZoneCompare) -> dict[str, Any]:
+    """Compare a zone's A and AAAA records with what the system resolver answers."""
+    found = ZONE.fetch(ctx.db, args.zone_id)
+    return compare(found, list(found.records), args.max_names)

@@ -26,6 +26,8 @@ ZONES: list[tuple[Any, ...]] = [
     ("example.com", *SHOP_SOA, "The shop's public zone."),
     ("localhost", *BIND_LOCALHOST_SOA, "Loopback names, as BIND ships them."),
     ("113.0.203.in-addr.arpa", *SHOP_SOA, "Reverse zone of 203.0.113.0/24."),
+    # The retired brand's zone, left for dns.zone_delete's example alone.
+    ("oldbrand.example", *SHOP_SOA, "The old brand's zone, retired since the rename."),
 ]
 
 # zone (1-based), name, type, value, ttl, priority, weight, port
@@ -54,6 +56,9 @@ RECORDS: list[tuple[Any, ...]] = [
     (3, "@", "NS", "ns2.example.com", None, None, None, None),
     (3, "10", "PTR", "example.com", None, None, None, None),
     (3, "2", "PTR", "ns1.example.com", None, None, None, None),
+    (4, "@", "NS", "ns1.example.com", None, None, None, None),
+    (4, "@", "A", "203.0.113.90", None, None, None, None),
+    (4, "www", "CNAME", "oldbrand.example", None, None, None, None),
 ]
 
 

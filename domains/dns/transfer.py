@@ -8,12 +8,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.dns import checks, rules, zonefile
-from domains.dns.entities import RECORD_FIELDS
+from domains.dns import inputs, rules, validation, zonefile
+from domains.dns.entities import RECORD_FIELDS, ZONE
 from domains.dns.entities import zone as render_zone
 from domains.dns.inputs import MAX_TTL, MIN_TTL, ZoneImport
 from domains.dns.tables import Record, Zone
-from facade.kit import Conflict, InvalidRequest
+from facade.kit import CallContext, Conflict, InvalidRequest, Toolset
+
+tools = Toolset()
 
 
 def export(zone: Zone) -> dict[str, Any]:
@@ -88,5 +90,28 @@ def import_zone(db: Session, args: ZoneImport, agent: str) -> dict[str, Any]:
         "records_imported": len(clean),
         "records_replaced": replaced,
         "by_type": by_type,
-        "validation": checks.validate(zone, list(zone.records)),
+        "validation": validation.validate(zone, list(zone.records)),
     }
+
+
+@tools.capability("zone_export", read_only=True, example={"zone_id": 1})
+def zone_export(ctx: CallContext, args: inputs.ZoneRef) -> dict[str, Any]:
+    """Export a zone as an RFC 1035 zone file."""
+    return export(ZONE.fetch(ctx.db, args.zone_id))
+
+
+IMPORT_EXAMPLE = """$ORIGIN static.example.org.
+$TTL 3600
+@       IN SOA ns1.example.com. hostmaster.example.org. ( 2026100501 7200 3600 1209600 300 )
+@       IN NS  ns1.example.com.
+@       IN NS  ns2.example.com.
+@       IN A   203.0.113.80
+cdn     IN CNAME static.example.org.
+img 300 IN A   203.0.113.81
+"""
+
+
+@tools.capability("zone_import", example={"text": IMPORT_EXAMPLE})
+def zone_import(ctx: CallContext, args: inputs.ZoneImport) -> dict[str, Any]:
+    """Import an RFC 1035 zone file as a new zone, or as the records of an existing one."""
+    return import_zone(ctx.db, args, ctx.agent)

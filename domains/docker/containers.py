@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from domains.docker import engine, render
-from domains.docker.capabilities import domain
 from domains.docker.engine import Hints, path_part
 from domains.docker.inputs import (
     ContainerArgs,
@@ -15,7 +14,9 @@ from domains.docker.inputs import (
     ContainerRemove,
     ContainerStop,
 )
-from facade.kit import CallContext, InvalidRequest, Unavailable
+from facade.kit import CallContext, InvalidRequest, Toolset, Unavailable
+
+tools = Toolset()
 
 Result = dict[str, Any]
 MAX_OUTPUT = 65_536  # bytes of an exec's stdout or stderr kept: a tool result must fit a context
@@ -33,7 +34,7 @@ def _path(container: str, tail: str = "") -> str:
     return f"/containers/{path_part(container)}{tail}"
 
 
-@domain.capability("container_list", read_only=True, example={})
+@tools.capability("container_list", read_only=True, example={})
 def container_list(ctx: CallContext, args: ContainerFilter) -> Result:
     """List containers, optionally by state or name."""
     filters: dict[str, list[str]] = {}
@@ -50,7 +51,7 @@ def container_list(ctx: CallContext, args: ContainerFilter) -> Result:
 
 
 # Reading logs is the first step of any diagnosis, so it is core although "logs" is no CRUD verb.
-@domain.capability("container_logs", tier="core", read_only=True, example={"container": "web", "tail": 20})
+@tools.capability("container_logs", tier="core", read_only=True, example={"container": "web", "tail": 20})
 def container_logs(ctx: CallContext, args: ContainerLogs) -> Result:
     """Read the last lines of a container's log."""
     if not (args.stdout or args.stderr):
@@ -71,7 +72,7 @@ def container_logs(ctx: CallContext, args: ContainerLogs) -> Result:
     return {"container": args.container, "lines": lines, "count": len(lines)}
 
 
-@domain.capability("container_stats", read_only=True, example={"container": "web"})
+@tools.capability("container_stats", read_only=True, example={"container": "web"})
 def container_stats(ctx: CallContext, args: ContainerArgs) -> Result:
     """Measure a running container's CPU, memory, network and disk use."""
     # stream=false waits for a second sample (about a second) so that the CPU share is real.
@@ -81,14 +82,14 @@ def container_stats(ctx: CallContext, args: ContainerArgs) -> Result:
     return {"container": args.container, "stats": render.stats(answer.json())}
 
 
-@domain.capability("inspect_container", read_only=True, example={"container": "web"})
+@tools.capability("inspect_container", read_only=True, example={"container": "web"})
 def inspect_container(ctx: CallContext, args: ContainerArgs) -> Result:
     """Dump a container's full engine record: config, state, mounts and network settings."""
     answer = engine.request("GET", _path(args.container, "/json"), hints=_missing(args.container))
     return {"container": answer.json()}
 
 
-@domain.capability(
+@tools.capability(
     "container_exec", destructive=True, example={"container": "web", "command": ["nginx", "-v"], "timeout": 20}
 )
 def container_exec(ctx: CallContext, args: ContainerExec) -> Result:
@@ -123,7 +124,7 @@ def container_exec(ctx: CallContext, args: ContainerExec) -> Result:
 
 
 # Stopping and starting containers is this domain's everyday change of state, so both are core.
-@domain.capability("container_stop", tier="core", idempotent=True, example={"container": "web", "wait": 5})
+@tools.capability("container_stop", tier="core", idempotent=True, example={"container": "worker", "wait": 5})
 def container_stop(ctx: CallContext, args: ContainerStop) -> Result:
     """Stop a running container, killing it after the wait."""
     answer = engine.request(
@@ -138,14 +139,14 @@ def container_stop(ctx: CallContext, args: ContainerStop) -> Result:
 
 
 # Core for the reason given at container_stop.
-@domain.capability("container_start", tier="core", idempotent=True, example={"container": "web"})
+@tools.capability("container_start", tier="core", idempotent=True, example={"container": "worker"})
 def container_start(ctx: CallContext, args: ContainerArgs) -> Result:
     """Start a stopped container."""
     answer = engine.request("POST", _path(args.container, "/start"), hints=_missing(args.container))
     return {"container": args.container, "changed": answer.status != 304, "state": "running"}
 
 
-@domain.capability("container_restart", example={"container": "worker", "wait": 5})
+@tools.capability("container_restart", example={"container": "worker", "wait": 5})
 def container_restart(ctx: CallContext, args: ContainerStop) -> Result:
     """Restart a container (a stopped one is started)."""
     engine.request(
@@ -158,7 +159,7 @@ def container_restart(ctx: CallContext, args: ContainerStop) -> Result:
     return {"container": args.container, "restarted": True, "state": "running"}
 
 
-@domain.capability("container_remove", approval=2, destructive=True, idempotent=True, example={"container": "old-job"})
+@tools.capability("container_remove", approval=2, destructive=True, idempotent=True, example={"container": "old-job"})
 def container_remove(ctx: CallContext, args: ContainerRemove) -> Result:
     """Remove a container."""
     hints = Hints(

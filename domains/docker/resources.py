@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from domains.docker import engine, render
-from domains.docker.capabilities import domain
 from domains.docker.engine import Hints, path_part
 from domains.docker.inputs import ImageArgs, ImageFilter, ImagePull, ImageRemove, NameFilter, Nothing, Prune
-from facade.kit import CallContext, NotFound, Unavailable
+from facade.kit import CallContext, NotFound, Toolset, Unavailable
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -40,7 +41,7 @@ def split_reference(image: str) -> tuple[str, str]:
     return image, "latest"
 
 
-@domain.capability("image_list", read_only=True, example={})
+@tools.capability("image_list", read_only=True, example={})
 def image_list(ctx: CallContext, args: ImageFilter) -> Result:
     """List the images on the engine, optionally matching a reference glob."""
     params: dict[str, Any] = {"all": args.include_intermediate}
@@ -50,14 +51,14 @@ def image_list(ctx: CallContext, args: ImageFilter) -> Result:
     return _page("images", rows, args)
 
 
-@domain.capability("inspect_image", read_only=True, example={"image": "nginx:1.25"})
+@tools.capability("inspect_image", read_only=True, example={"image": "nginx:1.25"})
 def inspect_image(ctx: CallContext, args: ImageArgs) -> Result:
     """Dump an image's full engine record: layers, config, entrypoint and labels."""
     answer = engine.request("GET", f"/images/{path_part(args.image)}/json", hints=_image_hints(args.image))
     return {"image": answer.json()}
 
 
-@domain.capability("image_pull", idempotent=True, example={"image": "busybox:1.36"})
+@tools.capability("image_pull", idempotent=True, example={"image": "busybox:1.36"})
 def image_pull(ctx: CallContext, args: ImagePull) -> Result:
     """Pull an image from its registry."""
     repository, tag = split_reference(args.image)
@@ -88,7 +89,7 @@ def _failed(item: dict[str, Any]) -> bool:
     return bool(item.get("error")) or isinstance(item.get("errorDetail"), dict)
 
 
-@domain.capability("image_remove", approval=2, destructive=True, idempotent=True, example={"image": "alpine:3.19"})
+@tools.capability("image_remove", approval=2, destructive=True, idempotent=True, example={"image": "alpine:3.19"})
 def image_remove(ctx: CallContext, args: ImageRemove) -> Result:
     """Remove an image (untag it, and delete its layers when nothing else uses them)."""
     answer = engine.request(
@@ -102,7 +103,7 @@ def image_remove(ctx: CallContext, args: ImageRemove) -> Result:
     }
 
 
-@domain.capability("network_list", read_only=True, example={})
+@tools.capability("network_list", read_only=True, example={})
 def network_list(ctx: CallContext, args: NameFilter) -> Result:
     """List networks."""
     params = {"filters": engine.json_param({"name": [args.name]})} if args.name else {}
@@ -110,7 +111,7 @@ def network_list(ctx: CallContext, args: NameFilter) -> Result:
     return _page("networks", sorted(rows, key=lambda n: str(n["name"])), args)
 
 
-@domain.capability("volume_list", read_only=True, example={})
+@tools.capability("volume_list", read_only=True, example={})
 def volume_list(ctx: CallContext, args: NameFilter) -> Result:
     """List volumes."""
     params = {"filters": engine.json_param({"name": [args.name]})} if args.name else {}
@@ -122,7 +123,7 @@ def volume_list(ctx: CallContext, args: NameFilter) -> Result:
     }
 
 
-@domain.capability("engine_info", read_only=True, example={})
+@tools.capability("engine_info", read_only=True, example={})
 def engine_info(ctx: CallContext, args: Nothing) -> Result:
     """Show the engine's version, host resources and container counts."""
     version = engine.request("GET", "/version").json()
@@ -139,7 +140,7 @@ PRUNED = {
 }
 
 
-@domain.capability("prune", approval=2, destructive=True, example={"what": "containers"})
+@tools.capability("prune", approval=2, destructive=True, example={"what": "images"})
 def prune(ctx: CallContext, args: Prune) -> Result:
     """Delete every stopped container, unused image, network or volume of one kind."""
     params: dict[str, Any] = {}

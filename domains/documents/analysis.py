@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.creating import land, target
 from domains.documents.errors import parsing
 from domains.documents.extract import (
@@ -32,6 +31,8 @@ from domains.documents.reading import pick_sheet
 from domains.documents.sandbox import display, existing_file
 from domains.documents.writers import content, csv_text, xlsx_bytes
 
+tools = Toolset()
+
 READING_WPM = 230  # a common adult silent-reading speed for prose
 SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
 TARGETS: dict[str, tuple[str, ...]] = {
@@ -45,7 +46,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
 SUFFIX = {"txt": ".txt", "md": ".md", "csv": ".csv", "xlsx": ".xlsx"}
 
 
-@domain.capability("word_count", read_only=True, example={"path": "policies/remote-work-policy.docx"})
+@tools.capability("word_count", read_only=True, example={"path": "policies/remote-work-policy.docx"})
 def word_count(ctx: CallContext, args: inputs.PathArg) -> dict[str, Any]:
     """Count a document's words, characters, lines, paragraphs and sentences."""
     real = existing_file(args.path)
@@ -67,7 +68,7 @@ def word_count(ctx: CallContext, args: inputs.PathArg) -> dict[str, Any]:
     return result
 
 
-@domain.capability(
+@tools.capability(
     "document_compare",
     read_only=True,
     example={"path_a": "notes/meeting-2026-10-05.md", "path_b": "notes/meeting-2026-10-12.md"},
@@ -92,7 +93,7 @@ def document_compare(ctx: CallContext, args: inputs.Compare) -> dict[str, Any]:
     }
 
 
-@domain.capability("document_convert", example={"path": "finance/budget-2027.xlsx", "to": "csv", "sheet": "Summary"})
+@tools.capability("document_convert", example={"path": "finance/budget-2027.xlsx", "to": "csv", "sheet": "Summary"})
 def document_convert(ctx: CallContext, args: inputs.Convert) -> dict[str, Any]:
     """Convert a document to another kind (Word or PDF to text, Excel to CSV, CSV to Excel)."""
     real = existing_file(args.path)

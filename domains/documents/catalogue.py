@@ -7,13 +7,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import selectinload
 
-from facade.kit import CallContext, InvalidRequest, records
+from facade.kit import CallContext, InvalidRequest, Toolset, records
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.index import DOCUMENT, register, render
 from domains.documents.sandbox import existing_file, folder_prefix, remove_file, resolve
 from domains.documents.tables import Document, Tag
+
+tools = Toolset()
 
 SEARCH_CAP = 1000  # rows ranked per search; a larger hit list is narrowed with kind or tag
 SNIPPET_CHARS = 80
@@ -31,17 +32,17 @@ def _document_where(args: inputs.DocumentFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain,
+    tools,
     DOCUMENT,
     inputs.DocumentFilter,
     example={"tag": "finance"},
     where=_document_where,
     description="List registered documents, optionally by kind, tag or folder.",
 )
-records.add_get(domain, DOCUMENT, example_id=1)
+records.add_get(tools, DOCUMENT, example_id=1)
 
 
-@domain.capability("document_search", read_only=True, example={"query": "revenue"})
+@tools.capability("document_search", read_only=True, example={"query": "revenue"})
 def document_search(ctx: CallContext, args: inputs.DocumentSearch) -> dict[str, Any]:
     """Find documents whose text, title, notes or tags contain some words."""
     needle = " ".join(args.query.split()).lower()
@@ -85,7 +86,7 @@ def _snippet(text: str, needle: str) -> str:
     return ("…" if start else "") + " ".join(text[start:end].split()) + ("…" if end < len(text) else "")
 
 
-@domain.capability("document_add", example={"path": "inbox/supplier-quote.pdf", "tags": ["purchasing"]})
+@tools.capability("document_add", example={"path": "scans/delivery-note-4471.pdf", "tags": ["purchasing"]})
 def document_add(ctx: CallContext, args: inputs.DocumentAdd) -> dict[str, Any]:
     """Register a file already in the documents folder, indexing its text."""
     real = existing_file(args.path)
@@ -94,7 +95,7 @@ def document_add(ctx: CallContext, args: inputs.DocumentAdd) -> dict[str, Any]:
 
 
 records.add_update(
-    domain,
+    tools,
     DOCUMENT,
     inputs.DocumentUpdate,
     example={"document_id": 1, "notes": "Approved by the board on 2026-10-20."},
@@ -102,7 +103,7 @@ records.add_update(
 )
 
 
-@domain.capability("document_delete", destructive=True, idempotent=True, example={"document_id": 10, "delete_file": True})
+@tools.capability("document_delete", destructive=True, idempotent=True, example={"document_id": 10, "delete_file": True})
 def document_delete(ctx: CallContext, args: inputs.DocumentDelete) -> dict[str, Any]:
     """Unregister a document, and delete its file when asked."""
     doc = DOCUMENT.fetch(ctx.db, args.document_id)

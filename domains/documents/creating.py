@@ -9,10 +9,9 @@ from typing import Any
 from openpyxl.utils import range_boundaries
 from openpyxl.utils.cell import get_column_letter
 
-from facade.kit import CallContext, Conflict
+from facade.kit import CallContext, Conflict, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.errors import parsing
 from domains.documents.extract import need_kind, open_docx, open_xlsx
 from domains.documents.index import register, render
@@ -28,6 +27,8 @@ from domains.documents.writers import (
     save_xlsx,
     xlsx_bytes,
 )
+
+tools = Toolset()
 
 
 def target(path: str, overwrite: bool, *suffixes: str) -> Path:
@@ -47,7 +48,7 @@ def land(ctx: CallContext, real: Path, given: str, data: bytes, **options: Any) 
     return {"document": render(register(ctx.db, real, given, **options))}
 
 
-@domain.capability(
+@tools.capability(
     "docx_create",
     example={
         "path": "drafts/project-kickoff.docx",
@@ -69,7 +70,7 @@ def docx_create(ctx: CallContext, args: inputs.DocxCreate) -> dict[str, Any]:
     return land(ctx, real, args.path, data, title=args.title, tags=args.tags)
 
 
-@domain.capability(
+@tools.capability(
     "xlsx_create",
     example={
         "path": "drafts/inventory.xlsx",
@@ -94,7 +95,7 @@ def xlsx_create(ctx: CallContext, args: inputs.XlsxCreate) -> dict[str, Any]:
     return land(ctx, real, args.path, data, tags=args.tags)
 
 
-@domain.capability(
+@tools.capability(
     "pdf_create",
     example={
         "path": "drafts/welcome-letter.pdf",
@@ -112,7 +113,7 @@ def pdf_create(ctx: CallContext, args: inputs.PdfCreate) -> dict[str, Any]:
     return {**result, "replaced_characters": replaced}
 
 
-@domain.capability(
+@tools.capability(
     "csv_create",
     example={
         "path": "drafts/suppliers.csv",
@@ -125,7 +126,7 @@ def csv_create(ctx: CallContext, args: inputs.CsvCreate) -> dict[str, Any]:
     return land(ctx, real, args.path, csv_text(args.rows).encode("utf-8"), tags=args.tags)
 
 
-@domain.capability(
+@tools.capability(
     "markdown_create",
     example={
         "path": "drafts/retro-notes.md",
@@ -138,9 +139,9 @@ def markdown_create(ctx: CallContext, args: inputs.MarkdownCreate) -> dict[str, 
     return land(ctx, real, args.path, args.content.encode("utf-8"), tags=args.tags)
 
 
-@domain.capability(
+@tools.capability(
     "sheet_append",
-    example={"path": "drafts/inventory.xlsx", "sheet": "Stock", "rows": [["KBD-01", "Keyboard", 45]]},
+    example={"path": "sales/q3-sales.xlsx", "sheet": "By region", "rows": [["East", 15800]]},
 )
 def sheet_append(ctx: CallContext, args: inputs.SheetAppend) -> dict[str, Any]:
     """Append rows to a workbook sheet, adding the sheet if it is new."""
@@ -165,11 +166,11 @@ def sheet_append(ctx: CallContext, args: inputs.SheetAppend) -> dict[str, Any]:
     return {**result, "sheet": name, "sheet_created": created, "appended_rows": len(args.rows)}
 
 
-@domain.capability(
+@tools.capability(
     "docx_append",
     example={
-        "path": "drafts/project-kickoff.docx",
-        "blocks": [{"text": "Next steps", "style": "heading1"}, {"text": "Book the design review for next Tuesday."}],
+        "path": "policies/remote-work-policy.docx",
+        "blocks": [{"text": "Review", "style": "heading1"}, {"text": "HR reviews this policy every October."}],
     },
 )
 def docx_append(ctx: CallContext, args: inputs.DocxAppend) -> dict[str, Any]:

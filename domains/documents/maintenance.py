@@ -14,20 +14,21 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from facade.kit import CallContext, DomainError, NotFound
+from facade.kit import CallContext, DomainError, NotFound, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.errors import parsing
 from domains.documents.extract import SUFFIXES, csv_rows, kind_of, open_docx, open_pdf, open_xlsx, read_text_file
 from domains.documents.index import DOCUMENT, by_path, iso, refresh, register, render
 from domains.documents.sandbox import display, existing_file, os_errors, resolve, root
 from domains.documents.tables import Document, Tag
 
+tools = Toolset()
+
 EXPORT_CAP = 10_000
 
 
-@domain.capability("metadata_dump", read_only=True, example={"path": "contracts/nda-northwind.pdf"})
+@tools.capability("metadata_dump", read_only=True, example={"path": "contracts/nda-northwind.pdf"})
 def metadata_dump(ctx: CallContext, args: inputs.PathArg) -> dict[str, Any]:
     """Dump a document's raw file metadata and its full index record."""
     real = existing_file(args.path)
@@ -100,7 +101,7 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-@domain.capability("document_reindex", idempotent=True, example={})
+@tools.capability("document_reindex", idempotent=True, example={})
 def document_reindex(ctx: CallContext, args: inputs.Reindex) -> dict[str, Any]:
     """Re-read one or every registered document's file into the index."""
     if args.document_id is not None:
@@ -126,7 +127,7 @@ def document_reindex(ctx: CallContext, args: inputs.Reindex) -> dict[str, Any]:
     }
 
 
-@domain.capability("folder_import", example={"folder": "inbox"})
+@tools.capability("folder_import", example={"folder": "inbox"})
 def folder_import(ctx: CallContext, args: inputs.FolderImport) -> dict[str, Any]:
     """Register every document in a folder that is not registered yet."""
     base = resolve(args.folder)
@@ -164,7 +165,7 @@ def _files(base: Path, recursive: bool) -> list[Path]:
     return found
 
 
-@domain.capability("library_stats", read_only=True, example={})
+@tools.capability("library_stats", read_only=True, example={})
 def library_stats(ctx: CallContext, args: inputs.Stats) -> dict[str, Any]:
     """Summarise the library: documents, size, words and pages by kind, and the top tags."""
     db = ctx.db
@@ -199,7 +200,7 @@ def library_stats(ctx: CallContext, args: inputs.Stats) -> dict[str, Any]:
     }
 
 
-@domain.capability("document_export", read_only=True, example={"format": "csv"})
+@tools.capability("document_export", read_only=True, example={"format": "csv"})
 def document_export(ctx: CallContext, args: inputs.Export) -> dict[str, Any]:
     """Export the catalogue's metadata (not the text) as JSON or CSV."""
     query = select(Document).options(selectinload(Document.tags)).order_by(Document.id).limit(EXPORT_CAP)

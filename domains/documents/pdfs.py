@@ -7,14 +7,15 @@ from typing import Any
 
 import pypdf
 
-from facade.kit import CallContext, InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.creating import land, target
 from domains.documents.errors import parsing
 from domains.documents.extract import need_kind, open_pdf
 from domains.documents.sandbox import display, existing_file, folder_prefix, resolve
+
+tools = Toolset()
 
 
 def _bytes(writer: pypdf.PdfWriter) -> bytes:
@@ -23,7 +24,7 @@ def _bytes(writer: pypdf.PdfWriter) -> bytes:
     return buffer.getvalue()
 
 
-@domain.capability(
+@tools.capability(
     "pdf_merge",
     example={"paths": ["handbook/travel-policy.pdf", "contracts/nda-northwind.pdf"], "dest": "merged/onboarding-pack.pdf"},
 )
@@ -44,7 +45,7 @@ def pdf_merge(ctx: CallContext, args: inputs.PdfMerge) -> dict[str, Any]:
     return {**land(ctx, dest_real, args.dest, data), "sources": sources}
 
 
-@domain.capability(
+@tools.capability(
     "pdf_split", example={"path": "handbook/travel-policy.pdf", "ranges": ["1", "2-3"], "folder": "handbook/parts"}
 )
 def pdf_split(ctx: CallContext, args: inputs.PdfSplit) -> dict[str, Any]:

@@ -9,18 +9,19 @@ from openpyxl.utils import range_boundaries
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-from facade.kit import CallContext, InvalidRequest, NotFound
+from facade.kit import CallContext, InvalidRequest, NotFound, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.errors import parsing
 from domains.documents.extract import cell_value, docx_blocks, extract, need_kind, open_docx, open_pdf, open_xlsx
 from domains.documents.index import iso
 from domains.documents.sandbox import display, existing_file
 from domains.documents.settings import settings
 
+tools = Toolset()
 
-@domain.capability("document_read", read_only=True, example={"path": "reports/q3-board-report.docx"})
+
+@tools.capability("document_read", read_only=True, example={"path": "reports/q3-board-report.docx"})
 def document_read(ctx: CallContext, args: inputs.DocumentRead) -> dict[str, Any]:
     """Extract the text of a document (Word as markdown, sheets and pages labelled)."""
     real = existing_file(args.path)
@@ -42,7 +43,7 @@ def document_read(ctx: CallContext, args: inputs.DocumentRead) -> dict[str, Any]
     }
 
 
-@domain.capability("docx_read", read_only=True, example={"path": "reports/q3-board-report.docx"})
+@tools.capability("docx_read", read_only=True, example={"path": "reports/q3-board-report.docx"})
 def docx_read(ctx: CallContext, args: inputs.DocxRead) -> dict[str, Any]:
     """Read a Word document's headings, paragraphs, bullets and tables in order."""
     real = existing_file(args.path)
@@ -67,7 +68,7 @@ def docx_read(ctx: CallContext, args: inputs.DocxRead) -> dict[str, Any]:
     }
 
 
-@domain.capability("sheet_list", read_only=True, example={"path": "finance/budget-2027.xlsx"})
+@tools.capability("sheet_list", read_only=True, example={"path": "finance/budget-2027.xlsx"})
 def sheet_list(ctx: CallContext, args: inputs.PathArg) -> dict[str, Any]:
     """List a workbook's sheets with their used ranges and Excel tables."""
     real = existing_file(args.path)
@@ -88,7 +89,7 @@ def sheet_list(ctx: CallContext, args: inputs.PathArg) -> dict[str, Any]:
     return {"path": display(real), "sheets": sheets}
 
 
-@domain.capability(
+@tools.capability(
     "sheet_read", read_only=True, example={"path": "finance/budget-2027.xlsx", "sheet": "Marketing", "range": "A1:D6"}
 )
 def sheet_read(ctx: CallContext, args: inputs.SheetRead) -> dict[str, Any]:
@@ -158,7 +159,7 @@ def _table(book: Workbook, name: str, sheet_name: str | None, given: str) -> tup
     raise NotFound(f"{given} has no Excel table {name!r}; its tables are {', '.join(known)} (see documents.sheet_list)")
 
 
-@domain.capability("pdf_read", read_only=True, example={"path": "handbook/travel-policy.pdf", "first_page": 1, "last_page": 2})
+@tools.capability("pdf_read", read_only=True, example={"path": "handbook/travel-policy.pdf", "first_page": 1, "last_page": 2})
 def pdf_read(ctx: CallContext, args: inputs.PdfRead) -> dict[str, Any]:
     """Read the text of a PDF page by page."""
     real = existing_file(args.path)

@@ -156,6 +156,15 @@ def _supplier_quote() -> bytes:
     return pdf_bytes("Contoso Hardware quotation", text, _at("2026-10-16T15:45:00"))[0]
 
 
+def _delivery_note() -> bytes:
+    text = (
+        "Delivery note 4471 from Contoso Hardware, 21 October 2026.\n\n"
+        "Delivered: 20 x Laptop 14in, 20 x Docking station, against order PO-2026-0087.\n\n"
+        "Received in good condition by T. Okafor, Leeds office."
+    )
+    return pdf_bytes("Contoso Hardware delivery note", text, _at("2026-10-21T10:05:00"))[0]
+
+
 def _text(body: str) -> Callable[[], bytes]:
     return lambda: body.encode("utf-8")
 
@@ -201,9 +210,10 @@ FILES: list[SeedFile] = [
     SeedFile("notes/meeting-2026-10-12.md", _text(MEETING_2), _at("2026-10-12T12:00:00"), ("meetings",)),
     SeedFile("scratch/old-draft.md", _text("# Newsletter draft\n\nSpring notes, superseded by the October issue.\n"),
              _at("2026-04-11T17:30:00"), ("draft",)),
-    # Left unregistered: the examples register these with document_add and folder_import.
+    # Left unregistered: folder_import's example registers the inbox, document_add's the scan.
     SeedFile("inbox/supplier-quote.pdf", _supplier_quote, _at("2026-10-16T15:45:00"), registered=False),
     SeedFile("inbox/expenses-october.csv", _text(EXPENSES), _at("2026-10-17T09:10:00"), registered=False),
+    SeedFile("scans/delivery-note-4471.pdf", _delivery_note, _at("2026-10-21T10:05:00"), registered=False),
 ]
 
 

@@ -6,15 +6,16 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
-from facade.kit import CallContext, InvalidRequest, NotFound
+from facade.kit import CallContext, InvalidRequest, NotFound, Toolset
 
 from domains.documents import inputs
-from domains.documents.capabilities import domain
 from domains.documents.index import TAGS
 from domains.documents.tables import Tag
 
+tools = Toolset()
+
 TAGS.add_capabilities(
-    domain,
+    tools,
     tag_add=(inputs.TagAdd, {"document_id": 3, "tags": ["planning", "2027"]}),
     tag_remove=(inputs.TagRemove, {"document_id": 1, "tag": "draft"}),
     tag_list=(inputs.TagList, {}),
@@ -22,7 +23,7 @@ TAGS.add_capabilities(
 )
 
 
-@domain.capability("tag_rename", idempotent=True, example={"old": "crm", "new": "customers"})
+@tools.capability("tag_rename", idempotent=True, example={"old": "crm", "new": "customers"})
 def tag_rename(ctx: CallContext, args: inputs.TagRename) -> dict[str, Any]:
     """Rename a tag on every document, merging it where the new name is already there."""
     if args.old == args.new:

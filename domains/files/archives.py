@@ -10,15 +10,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound
+from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound, Toolset
 from pydantic import Field
 
 from domains.files.archive_formats import Archive, Format, Member, format_of, open_archive, strip_suffix, write_archive
 from domains.files.args import FilePath, Limit, Offset
-from domains.files.capabilities import domain
 from domains.files.entries import need_file, page, walk
 from domains.files.sandbox import display, is_root, os_errors, resolve, root
 from domains.files.settings import settings
+
+tools = Toolset()
 
 COPY_CHUNK = 1_048_576
 
@@ -30,7 +31,7 @@ class ArchiveCreateArgs(Input):
     overwrite: bool = False
 
 
-@domain.capability(
+@tools.capability(
     "archive_create", tier="full", destructive=True,
     example={"sources": ["reports", "notes/todo.txt"], "destination": "archive/backup.zip"},
 )
@@ -94,7 +95,7 @@ class ArchiveListArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("archive_list", tier="full", read_only=True, example={"path": "archive/backup.zip"})
+@tools.capability("archive_list", tier="full", read_only=True, example={"path": "archive/offsite-2025.zip"})
 def archive_list(ctx: CallContext, args: ArchiveListArgs) -> dict[str, Any]:
     """List the members of a zip or tar archive."""
     real = resolve(args.path)
@@ -125,9 +126,9 @@ class ArchiveExtractArgs(Input):
     overwrite: bool = False
 
 
-@domain.capability(
+@tools.capability(
     "archive_extract", tier="full", destructive=True,
-    example={"path": "archive/backup.zip", "destination": "restored"},
+    example={"path": "archive/offsite-2025.zip", "destination": "restored"},
 )
 def archive_extract(ctx: CallContext, args: ArchiveExtractArgs) -> dict[str, Any]:
     """Unpack a zip or tar archive into a folder."""

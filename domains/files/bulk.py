@@ -9,15 +9,16 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest, NotFound
+from facade.kit import CallContext, Input, InvalidRequest, NotFound, Toolset
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath
-from domains.files.capabilities import domain
 from domains.files.content import check_write, read_text
 from domains.files.entries import iso, need_file, need_folder, walk
 from domains.files.sandbox import display, os_errors, resolve, root, translate
 from domains.files.settings import settings
+
+tools = Toolset()
 
 
 class ReplaceTextArgs(Input):
@@ -28,7 +29,7 @@ class ReplaceTextArgs(Input):
     count: int = Field(default=0, ge=0, description="Most replacements to make; 0: all.")
 
 
-@domain.capability(
+@tools.capability(
     "replace_text", tier="full", destructive=True,
     example={"path": "notes/todo.txt", "find": "- [ ] Book the venue", "replace": "- [x] Book the venue"},
 )
@@ -61,7 +62,7 @@ class TouchArgs(Input):
     modified: datetime | None = Field(default=None, description="Time to set (UTC if no zone); default: now.")
 
 
-@domain.capability("touch", tier="full", example={"path": "notes/ideas.md"})
+@tools.capability("touch", tier="full", example={"path": "notes/ideas.md"})
 def touch(ctx: CallContext, args: TouchArgs) -> dict[str, Any]:
     """Set a file's modified time, creating it empty if missing."""
     real = resolve(args.path)
@@ -88,7 +89,7 @@ class BulkRenameArgs(Input):
     dry_run: bool = Field(default=False, description="Report the new names without renaming.")
 
 
-@domain.capability(
+@tools.capability(
     "bulk_rename", tier="full",
     example={"path": "photos", "pattern": "^IMG_(\\d+)", "replacement": "offsite-\\1"},
 )
@@ -142,8 +143,8 @@ class BulkDeleteArgs(Input):
     dry_run: bool = Field(default=False, description="Report what would be deleted without deleting.")
 
 
-@domain.capability(
-    "bulk_delete", tier="full", destructive=True, example={"path": "scratch", "name": "*.log"}
+@tools.capability(
+    "bulk_delete", tier="full", destructive=True, example={"path": "scratch", "name": "*.part"}
 )
 def bulk_delete(ctx: CallContext, args: BulkDeleteArgs) -> dict[str, Any]:
     """Delete the files under a folder whose names match a glob; folders are kept."""

@@ -7,14 +7,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, Input
+from facade.kit import CallContext, Input, Toolset
 from pydantic import Field
 
 from domains.files.args import Algorithm, FilePath, FolderPath, Limit, Offset
-from domains.files.capabilities import domain
 from domains.files.entries import Entry, files_under, need_file, need_folder, page
 from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.seed import TREE
+
+tools = Toolset()
 
 
 def digest(path: Path, algorithm: str) -> str:
@@ -28,8 +29,8 @@ class HashArgs(Input):
     algorithm: Algorithm = "sha256"
 
 
-@domain.capability(
-    "hash", tier="full", read_only=True, example={"path": "photos/IMG_0001.png", "algorithm": "sha256"}
+@tools.capability(
+    "hash", tier="full", read_only=True, example={"path": "reports/q1-sales.csv", "algorithm": "sha256"}
 )
 def hash_file(ctx: CallContext, args: HashArgs) -> dict[str, Any]:
     """Compute a file's checksum."""
@@ -47,7 +48,7 @@ class HashFolderArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("hash_folder", tier="full", read_only=True, example={"path": "reports"})
+@tools.capability("hash_folder", tier="full", read_only=True, example={"path": "reports"})
 def hash_folder(ctx: CallContext, args: HashFolderArgs) -> dict[str, Any]:
     """Compute the checksum of every file under a folder, as a manifest."""
     real = resolve(args.path)
@@ -69,7 +70,7 @@ _README = TREE["photos/README.md"][0]
 _README_SHA256 = hashlib.sha256(_README if isinstance(_README, bytes) else _README.encode()).hexdigest()
 
 
-@domain.capability(
+@tools.capability(
     "verify", tier="full", read_only=True,
     example={"path": "photos/README.md", "expected": _README_SHA256, "algorithm": "sha256"},
 )
@@ -94,7 +95,7 @@ class DuplicatesArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("duplicates", tier="full", read_only=True, example={"path": "/"})
+@tools.capability("duplicates", tier="full", read_only=True, example={"path": "/"})
 def duplicates(ctx: CallContext, args: DuplicatesArgs) -> dict[str, Any]:
     """Find files with identical content under a folder, grouped."""
     real = resolve(args.path)

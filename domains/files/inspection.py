@@ -8,13 +8,14 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from facade.kit import CallContext, Input
+from facade.kit import CallContext, Input, Toolset
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath, Limit, Offset
-from domains.files.capabilities import domain
 from domains.files.entries import describe, files_under, iso, kind_of, need_folder, page, walk
 from domains.files.sandbox import display, os_errors, resolve, root
+
+tools = Toolset()
 
 
 class TreeArgs(Input):
@@ -24,7 +25,7 @@ class TreeArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("tree", tier="full", read_only=True, example={"path": "/", "max_depth": 2})
+@tools.capability("tree", tier="full", read_only=True, example={"path": "/", "max_depth": 2})
 def tree(ctx: CallContext, args: TreeArgs) -> dict[str, Any]:
     """List a folder recursively, depth first."""
     real = resolve(args.path)
@@ -45,7 +46,7 @@ class DiskUsageArgs(Input):
     top: int = Field(default=10, ge=0, le=100, description="How many of the largest files to name.")
 
 
-@domain.capability("disk_usage", tier="full", read_only=True, example={"path": "/"})
+@tools.capability("disk_usage", tier="full", read_only=True, example={"path": "/"})
 def disk_usage(ctx: CallContext, args: DiskUsageArgs) -> dict[str, Any]:
     """Sum the size of a folder, by file type, with its largest files."""
     real = resolve(args.path)
@@ -86,7 +87,7 @@ class RecentArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("recent", tier="full", read_only=True, example={"path": "/", "limit": 5})
+@tools.capability("recent", tier="full", read_only=True, example={"path": "/", "limit": 5})
 def recent(ctx: CallContext, args: RecentArgs) -> dict[str, Any]:
     """List the most recently modified files under a folder, newest first."""
     real = resolve(args.path)
@@ -108,7 +109,7 @@ class StatRawArgs(Input):
     follow: bool = Field(default=True, description="False: describe a link itself, not its target.")
 
 
-@domain.capability("stat_raw", tier="full", read_only=True, example={"path": "notes/todo.txt"})
+@tools.capability("stat_raw", tier="full", read_only=True, example={"path": "notes/todo.txt"})
 def stat_raw(ctx: CallContext, args: StatRawArgs) -> dict[str, Any]:
     """Dump every field the operating system keeps about a file or folder."""
     real = resolve(args.path, follow=args.follow)

@@ -8,15 +8,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, DomainError, Input, InvalidRequest
+from facade.kit import CallContext, DomainError, Input, InvalidRequest, Toolset
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath, Limit, Offset
-from domains.files.capabilities import domain
 from domains.files.content import ReadEncoding, decode, looks_binary, too_big
 from domains.files.entries import Entry, describe, files_under, iso, kind_of, need_file, need_folder, page, walk
 from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.settings import settings
+
+tools = Toolset()
 
 SNIPPET_CHARS = 200
 
@@ -27,7 +28,7 @@ class ListArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("list", tier="core", read_only=True, example={"path": "notes"})
+@tools.capability("list", tier="core", read_only=True, example={"path": "notes"})
 def list_folder(ctx: CallContext, args: ListArgs) -> dict[str, Any]:
     """List the files and folders in a folder."""
     real = resolve(args.path)
@@ -47,7 +48,7 @@ class ReadArgs(Input):
     encoding: ReadEncoding = Field(default="auto", description="auto: text if the bytes are UTF-8, else base64.")
 
 
-@domain.capability("read", tier="core", read_only=True, example={"path": "notes/todo.txt"})
+@tools.capability("read", tier="core", read_only=True, example={"path": "notes/todo.txt"})
 def read(ctx: CallContext, args: ReadArgs) -> dict[str, Any]:
     """Read a file's content, or a part of it."""
     limit = settings().max_read_bytes
@@ -84,7 +85,7 @@ class StatArgs(Input):
     path: FilePath
 
 
-@domain.capability("stat", tier="core", read_only=True, example={"path": "reports/q1-sales.csv"})
+@tools.capability("stat", tier="core", read_only=True, example={"path": "reports/q1-sales.csv"})
 def stat(ctx: CallContext, args: StatArgs) -> dict[str, Any]:
     """Show a file's or folder's type, size and dates."""
     real = resolve(args.path)
@@ -117,7 +118,7 @@ class SearchArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability(
+@tools.capability(
     "search", tier="core", read_only=True, example={"path": "/", "name": "*.csv", "contains": "widget"}
 )
 def search(ctx: CallContext, args: SearchArgs) -> dict[str, Any]:
@@ -158,7 +159,7 @@ class ReadManyArgs(Input):
     encoding: ReadEncoding = "auto"
 
 
-@domain.capability(
+@tools.capability(
     "read_many", tier="full", read_only=True,
     example={"paths": ["notes/ideas.md", "reports/q2-sales.csv"]},
 )

@@ -1,9 +1,12 @@
 """The demo tree a fresh root gets: a few believable notes, reports and photos, plus the files
-the capability examples move, delete and rename. Deterministic, contents and dates alike."""
+the capability examples move, delete and rename — each example its own, so that none depends
+on another having run. Deterministic, contents and dates alike."""
 
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +21,21 @@ TODO = """# To do
 - [x] Renew the domain name
 - [ ] Review the marketing budget draft
 """
+
+
+def _zip(members: dict[str, str], when: tuple[int, int, int, int, int, int]) -> bytes:
+    """A zip holding `members`, every entry dated `when`, so that its bytes never vary."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in members.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=when), text)
+    return buffer.getvalue()
+
+
+OFFSITE_2025 = {
+    "offsite-2025/agenda.md": "# Offsite 2025\n\n- Morning: the year in numbers\n- Afternoon: plans for 2026\n",
+    "offsite-2025/attendees.csv": "name,team\nDana,sales\nLee,engineering\nSam,marketing\n",
+}
 
 # path -> (content, modified date); folders get the date of their newest file.
 TREE: dict[str, tuple[str | bytes, str]] = {
@@ -53,6 +71,7 @@ TREE: dict[str, tuple[str | bytes, str]] = {
     "photos/IMG_0002.png": (pixel_png((30, 30, 200)), "2026-03-18T14:05:40"),
     "photos/IMG_0003.png": (pixel_png((200, 30, 30)), "2026-03-18T14:05:52"),  # a duplicate of 0001
     "archive/todo-2025.txt": (TODO, "2025-12-31T17:00:00"),  # a duplicate of notes/todo.txt
+    "archive/offsite-2025.zip": (_zip(OFFSITE_2025, (2025, 11, 14, 17, 0, 0)), "2025-11-14T17:00:00"),
     "scratch/delete-me.txt": ("A file to practise deleting.\n", "2026-05-01T12:00:00"),
     "scratch/move-me.txt": ("A file to practise moving.\n", "2026-05-01T12:00:00"),
     "scratch/build-1.log": (
@@ -60,6 +79,9 @@ TREE: dict[str, tuple[str | bytes, str]] = {
         "2026-05-01T12:00:12",
     ),
     "scratch/build-2.log": ("[2026-05-02 09:00:01] step 1 failed: disk full\n", "2026-05-02T09:00:01"),
+    # Interrupted uploads, for bulk_delete's example.
+    "scratch/upload-1.part": ("partial upload\n", "2026-05-02T10:00:00"),
+    "scratch/upload-2.part": ("partial upload, second try\n", "2026-05-02T10:05:00"),
 }
 
 

@@ -7,15 +7,16 @@ import fnmatch
 import re
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest
+from facade.kit import CallContext, Input, InvalidRequest, Toolset
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath, Limit, Offset
-from domains.files.capabilities import domain
 from domains.files.content import looks_binary, read_text
 from domains.files.entries import files_under, need_file, page
 from domains.files.sandbox import display, os_errors, resolve, root
 from domains.files.settings import settings
+
+tools = Toolset()
 
 LINE_CHARS = 300
 
@@ -32,7 +33,7 @@ class GrepArgs(Input):
     offset: Offset = 0
 
 
-@domain.capability("grep", tier="full", read_only=True, example={"path": "notes", "pattern": "budget"})
+@tools.capability("grep", tier="full", read_only=True, example={"path": "notes", "pattern": "budget"})
 def grep(ctx: CallContext, args: GrepArgs) -> dict[str, Any]:
     """Find the lines that contain a text or pattern, in a file or under a folder."""
     flags = 0 if args.case_sensitive else re.IGNORECASE
@@ -80,7 +81,7 @@ class DiffArgs(Input):
     context: int = Field(default=3, ge=0, le=20, description="Unchanged lines shown around each change.")
 
 
-@domain.capability(
+@tools.capability(
     "diff", tier="full", read_only=True, example={"a": "archive/todo-2025.txt", "b": "notes/todo.txt"}
 )
 def diff(ctx: CallContext, args: DiffArgs) -> dict[str, Any]:
@@ -118,7 +119,7 @@ class TailArgs(Input):
     lines: int = Field(default=20, ge=1, le=1000)
 
 
-@domain.capability("tail", tier="full", read_only=True, example={"path": "scratch/build-1.log", "lines": 5})
+@tools.capability("tail", tier="full", read_only=True, example={"path": "scratch/build-1.log", "lines": 5})
 def tail(ctx: CallContext, args: TailArgs) -> dict[str, Any]:
     """Read the last lines of a text file, such as a log."""
     limit = settings().max_read_bytes

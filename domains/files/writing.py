@@ -8,15 +8,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound
+from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound, Toolset
 from pydantic import Field
 
 from domains.files.args import FilePath
-from domains.files.capabilities import domain
 from domains.files.content import WriteEncoding, check_write, encode
 from domains.files.entries import iso, kind_of
 from domains.files.sandbox import display, is_root, os_errors, resolve
 from domains.files.settings import settings
+
+tools = Toolset()
 
 
 class WriteArgs(Input):
@@ -26,7 +27,7 @@ class WriteArgs(Input):
     overwrite: bool = False
 
 
-@domain.capability(
+@tools.capability(
     "write", tier="core", destructive=True,
     example={"path": "notes/hello.txt", "content": "Hello from Facade.\n"},
 )
@@ -55,7 +56,7 @@ class AppendArgs(Input):
     create: bool = Field(default=True, description="Create the file if it does not exist.")
 
 
-@domain.capability(
+@tools.capability(
     "append", tier="core",
     example={"path": "notes/todo.txt", "content": "- [ ] Water the office plants\n"},
 )
@@ -80,7 +81,7 @@ class MkdirArgs(Input):
     path: FilePath
 
 
-@domain.capability("mkdir", tier="core", idempotent=True, example={"path": "projects/2026"})
+@tools.capability("mkdir", tier="core", idempotent=True, example={"path": "projects/2026"})
 def mkdir(ctx: CallContext, args: MkdirArgs) -> dict[str, Any]:
     """Create a folder and any missing parents."""
     real = resolve(args.path)
@@ -98,7 +99,7 @@ class CopyArgs(Input):
     overwrite: bool = False
 
 
-@domain.capability(
+@tools.capability(
     "copy", tier="core", destructive=True,
     example={"source": "reports/summary.md", "destination": "archive/summary-2026.md"},
 )
@@ -128,7 +129,7 @@ class MoveArgs(Input):
     overwrite: bool = False
 
 
-@domain.capability(
+@tools.capability(
     "move", tier="core", destructive=True,
     example={"source": "scratch/move-me.txt", "destination": "archive/moved.txt"},
 )
@@ -149,7 +150,7 @@ class DeleteArgs(Input):
     recursive: bool = Field(default=False, description="Required to delete a folder that is not empty.")
 
 
-@domain.capability("delete", tier="core", destructive=True, example={"path": "scratch/delete-me.txt"})
+@tools.capability("delete", tier="core", destructive=True, example={"path": "scratch/delete-me.txt"})
 def delete(ctx: CallContext, args: DeleteArgs) -> dict[str, Any]:
     """Delete a file or a folder."""
     real = resolve(args.path, follow=False)  # a link is deleted itself, never its target

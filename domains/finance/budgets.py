@@ -13,11 +13,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.finance.amounts import ZERO, text
+from domains.finance import document_inputs as di
 from domains.finance.document_inputs import BudgetSet
-from domains.finance.entities import ACCOUNT
+from domains.finance.entities import ACCOUNT, BUDGET
 from domains.finance.statements import posted, signed
 from domains.finance.tables import Account, Budget, JournalEntry, JournalLine
-from facade.kit import InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset, records
+
+tools = Toolset()
 
 MAX_MONTHS = 36
 
@@ -80,3 +83,26 @@ def report(db: Session, period_from: str, period_to: str, account: Account | Non
             }
         )
     return {"period_from": period_from, "period_to": period_to, "rows": rows}
+
+
+Result = dict[str, Any]
+
+
+@tools.capability("budget_set", idempotent=True, example={"account_id": 17, "period": "2026-12", "amount": "350.00"})
+def budget_set(ctx: CallContext, args: di.BudgetSet) -> Result:
+    """Set an account's budget for a month, replacing the one it had."""
+    budget, created = set_budget(ctx.db, args)
+    return {"budget": BUDGET.render(budget), "created": created}
+
+
+records.add_list(tools, BUDGET, di.BudgetFilter, example={"period": "2026-10"}, references={"account_id": ACCOUNT})
+
+
+@tools.capability("budget_report", read_only=True, example={"period_from": "2026-10", "period_to": "2026-11"})
+def budget_report(ctx: CallContext, args: di.BudgetReport) -> Result:
+    """Compare budgets with posted actuals per account and month."""
+    account = ACCOUNT.fetch(ctx.db, args.account_id) if args.account_id is not None else None
+    return report(ctx.db, args.period_from, args.period_to, account)
+
+
+records.add_delete(tools, BUDGET, example_id=10)

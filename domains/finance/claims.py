@@ -10,11 +10,15 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from domains.finance import ledger
+from domains.finance import document_inputs as di
 from domains.finance.amounts import line_amounts
 from domains.finance.document_tables import ExpenseClaim
-from domains.finance.entities import ACCOUNT, TAX_RATE
+from domains.finance.entities import ACCOUNT, EXPENSE_CLAIM, TAX_RATE
+from domains.finance.ledger import today
 from domains.finance.serialize import kind_of_account
-from facade.kit import Conflict, InvalidRequest, utcnow
+from facade.kit import CallContext, Conflict, InvalidRequest, Toolset, records, utcnow
+
+tools = Toolset()
 
 
 def _priced(db: Session, account_id: int, amount: Any, tax_rate_id: int | None) -> Any:
@@ -89,3 +93,51 @@ def reimburse(db: Session, claim: ExpenseClaim, paid_date: date, bank_account_id
     claim.reimbursed_at = utcnow()
     db.flush()
     return claim
+
+
+Result = dict[str, Any]
+
+records.add_create(
+    tools,
+    EXPENSE_CLAIM,
+    di.ExpenseClaimCreate,
+    example={
+        "claimant": "Mia Schneider",
+        "claim_date": "2026-11-18",
+        "description": "Parking at the client site",
+        "expense_account_id": 17,
+        "amount": "12.00",
+        "tax_rate_id": 1,
+    },
+    check=check_create,
+    references={"expense_account_id": ACCOUNT, "tax_rate_id": TAX_RATE},
+    description="Create a draft expense claim; the tax comes from its tax rate.",
+)
+records.add_get(tools, EXPENSE_CLAIM, example_id=1)
+records.add_list(tools, EXPENSE_CLAIM, di.ExpenseClaimFilter, example={"status": "submitted"})
+records.add_update(
+    tools,
+    EXPENSE_CLAIM,
+    di.ExpenseClaimUpdate,
+    example={"expense_claim_id": 4, "amount": "15.00"},
+    check=check_update,
+    description="Change some fields of a draft expense claim.",
+)
+
+
+@tools.capability("expense_claim_submit", example={"expense_claim_id": 3})
+def expense_claim_submit(ctx: CallContext, args: di.ExpenseClaimRef) -> Result:
+    """Submit a draft expense claim, booking the cost and the debt to the claimant."""
+    claim = submit(ctx.db, EXPENSE_CLAIM.fetch(ctx.db, args.expense_claim_id))
+    return {"expense_claim": EXPENSE_CLAIM.render(claim)}
+
+
+@tools.capability("expense_claim_reimburse", example={"expense_claim_id": 2, "paid_date": "2026-11-20"})
+def expense_claim_reimburse(ctx: CallContext, args: di.ExpenseClaimReimburse) -> Result:
+    """Pay a submitted expense claim back to its claimant from a bank account."""
+    claim = EXPENSE_CLAIM.fetch(ctx.db, args.expense_claim_id)
+    claim = reimburse(ctx.db, claim, args.paid_date or today(), args.bank_account_id)
+    return {"expense_claim": EXPENSE_CLAIM.render(claim)}
+
+
+records.add_delete(tools, EXPENSE_CLAIM, example_id=5, description="Delete a draft expense claim.")

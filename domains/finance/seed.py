@@ -158,7 +158,29 @@ def seed(session: Session) -> None:
                                     occurrences=0, active=True, notes="",
                                     lines=[RecurringInvoiceLine(position=1, **item.model_dump())])  # fmt: skip
         insert([template])
+    _for_the_examples(db, insert, invoice, bill, claim, acct)
     _fix_timestamps(db)
+
+
+def _for_the_examples(db: Session, insert: Any, invoice: Any, bill: Any, claim: Any, acct: dict[str, Account]) -> None:
+    """Records that one example each changes, posts or deletes, so that no example depends on
+    another having run (or not run). All drafts or unused: the seeded books stay as above."""
+    insert([Customer(name="Studio Nord (never billed)", email="studio@nord.example", address="", tax_number="",
+                     payment_terms_days=14)])  # customer 4: customer_delete's  # fmt: skip
+    insert([Vendor(name="Kopierladen Mitte (never used)", email="info@kopierladen.example", address="",
+                   tax_number="", payment_terms_days=14)])  # vendor 4: vendor_delete's  # fmt: skip
+    invoice(3, date(2026, 11, 11), [line("Seasonal menu redesign", "650.00", 12, 1)], send=False)  # 5: invoice_update's
+    invoice(1, date(2026, 11, 12), [line("Trade fair booth graphics", "1400.00", 12, 1)], send=False)  # 6: bulk send's
+    invoice(3, date(2026, 11, 3), [line("Menu design (raised twice)", "350.00", 12, 1)], send=False)  # 7: invoice_delete's
+    bill(2, "CW-89104", date(2026, 11, 1), [line("Hosting, November", "240.00", 16, 3)], currency="USD",
+         post=False)  # 6: bill_update's  # fmt: skip
+    bill(1, "LP-2026-11", date(2026, 11, 1), [line("Office rent, November", "1200.00", 15, 3)], post=False)  # 7: bill_post's
+    loan = [ledger.Posting(acct["1000"], debit=D("10000.00")), ledger.Posting(acct["2500"], credit=D("10000.00"))]
+    ledger.draft(db, date(2026, 11, 2), "Bank loan drawdown", loan)  # entry 20: journal_entry_update's
+    charges = [ledger.Posting(acct["5400"], debit=D("11.80")), ledger.Posting(acct["1000"], credit=D("11.80"))]
+    ledger.draft(db, date(2026, 11, 30), "Bank charges, November", charges)  # entry 21: journal_entry_post's
+    claim("Mia Schneider", date(2026, 11, 6), "Parking at the client site", 17, "12.00", 1)  # 4: expense_claim_update's
+    claim("Jonas Weber", date(2026, 11, 7), "Taxi to the client site (entered twice)", 17, "21.96", 2)  # 5: delete's
 
 
 def _fix_timestamps(db: Session) -> None:

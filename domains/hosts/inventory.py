@@ -8,9 +8,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
+from domains.hosts import inputs
 from domains.hosts.inputs import HostFilter, HostItem
 from domains.hosts.tables import Host, HostTag, Probe
-from facade.kit import Conflict, Entity, utcnow
+from facade.kit import Conflict, Entity, Toolset, records, utcnow
+
+tools = Toolset()
+deletes = Toolset()  # listed last, after the reports
 
 
 def render(host: Host) -> dict[str, Any]:
@@ -80,3 +84,44 @@ def where(args: HostFilter) -> list[ColumnElement[bool]]:
     if args.name_contains:
         conditions.append(Host.name.contains(args.name_contains.lower(), autoescape=True))
     return conditions
+
+
+records.add_create(
+    tools,
+    HOST,
+    inputs.HostCreate,
+    check=check_create,
+    description="Add a host to the inventory.",
+    example={
+        "name": "backup-01",
+        "address": "203.0.113.50",
+        "role": "storage",
+        "tags": ["prod", "backup"],
+        "notes": "Nightly restic target.",
+    },
+)
+records.add_get(tools, HOST, example_id=1)
+records.add_list(
+    tools,
+    HOST,
+    inputs.HostFilter,
+    where=where,
+    description="List hosts, optionally filtered by role, tag or name.",
+    example={"tag": "prod"},
+)
+records.add_update(
+    tools,
+    HOST,
+    inputs.HostUpdate,
+    check=check_update,
+    example={"host_id": 5, "tags": ["prod", "redis"], "notes": "Redis 7 for sessions and the page cache."},
+)
+
+
+records.add_delete(
+    deletes,
+    HOST,
+    example_id=7,
+    check=on_delete,
+    description="Delete a host from the inventory; its probe history is kept.",
+)

@@ -13,7 +13,12 @@ from typing import Any
 
 import psutil
 
+from domains.hosts import inputs
+from facade.kit import CallContext, Toolset
+
 Result = dict[str, Any]
+tools = Toolset()
+full_tools = Toolset()  # listed after the probes' port scan
 
 # The families psutil reports addresses in, by the names a reader expects.
 FAMILIES = {socket.AF_INET: "ipv4", socket.AF_INET6: "ipv6", psutil.AF_LINK: "mac"}
@@ -183,3 +188,33 @@ def top_processes(sort_by: str, limit: int) -> Result:
     key = "cpu_percent" if sort_by == "cpu" else "rss_bytes"
     rows.sort(key=lambda r: (r[key], r["pid"]), reverse=True)
     return {"sort_by": sort_by, "processes": rows[:limit], "process_count": len(rows), "cpu_count": os.cpu_count()}
+
+
+@tools.capability("system_status", read_only=True, example={})
+def system_status(ctx: CallContext, args: inputs.NoArgs) -> Result:
+    """Report this machine's OS, kernel, CPUs, load average and uptime."""
+    return system()
+
+
+@tools.capability("memory_status", read_only=True, example={})
+def memory_status(ctx: CallContext, args: inputs.NoArgs) -> Result:
+    """Report this machine's memory and swap use."""
+    return memory()
+
+
+@tools.capability("disk_list", read_only=True, example={})
+def disk_list(ctx: CallContext, args: inputs.LocalPage) -> Result:
+    """List this machine's mounted disks and how full they are."""
+    return disks(args.limit, args.offset)
+
+
+@full_tools.capability("network_interfaces", read_only=True, example={})
+def network_interfaces(ctx: CallContext, args: inputs.LocalPage) -> Result:
+    """List this machine's network interfaces with their addresses and traffic counters."""
+    return interfaces(args.limit, args.offset)
+
+
+@full_tools.capability("process_top", read_only=True, example={"sort_by": "memory", "limit": 5})
+def process_top(ctx: CallContext, args: inputs.ProcessTop) -> Result:
+    """List this machine's busiest processes by CPU or memory."""
+    return top_processes(args.sort_by, args.limit)

@@ -15,12 +15,16 @@ from urllib.parse import urlsplit
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from domains.hosts import inputs
 from domains.hosts.inputs import Target
 from domains.hosts.inventory import HOST
 from domains.hosts.tables import Host, Probe
-from facade.kit import InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset
 
 Result = dict[str, Any]
+tools = Toolset()
+full_tools = Toolset()  # listed after the machine's core tools
+
 
 # Headers worth showing a model: what answered, what it sent, where it redirects.
 SHOWN_HEADERS = (
@@ -190,3 +194,23 @@ def probe_ports(db: Session, args: Target, ports: list[int], timeout: float) -> 
         "open_ports": [r["port"] for r in results if r["open"]],
         "results": results,
     }
+
+
+# A probe is this domain's essential read (is it up?); tier_for does not know the verb.
+@tools.capability("tcp_probe", tier="core", example={"host_id": 1, "port": 5432, "timeout": 1})
+def tcp_probe(ctx: CallContext, args: inputs.TcpProbe) -> Result:
+    """Check whether a TCP port of a host accepts connections."""
+    return probe_tcp(ctx.db, args, args.port, args.timeout)
+
+
+# As tcp_probe: the essential read of a web service, whatever tier_for makes of the verb.
+@tools.capability("http_probe", tier="core", example={"url": "http://127.0.0.1:8765/healthz", "timeout": 2})
+def http_probe(ctx: CallContext, args: inputs.HttpProbe) -> Result:
+    """GET a URL once and report its status, latency and main headers."""
+    return probe_http(ctx.db, args.url, args.timeout, args.verify_tls)
+
+
+@full_tools.capability("port_scan", example={"host_id": 1, "ports": [22, 80, 443, 5432, 8765], "timeout": 0.5})
+def port_scan(ctx: CallContext, args: inputs.PortScan) -> Result:
+    """Check which of a short list of TCP ports of a host are open."""
+    return probe_ports(ctx.db, args, args.ports, args.timeout)

@@ -11,11 +11,15 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session, selectinload
 
+from domains.hosts import inputs
 from domains.hosts.inputs import HostImport, ProbeHistory
 from domains.hosts.inventory import HOST, check_update, new_host, render
 from domains.hosts.tables import Host, HostTag, Probe
+from facade.kit import CallContext, Toolset
 
 Result = dict[str, Any]
+tools = Toolset()
+
 CSV_FIELDS = ("name", "address", "role", "tags", "ssh_port", "notes")
 
 
@@ -149,3 +153,35 @@ def import_hosts(db: Session, args: HostImport) -> Result:
             results.append({"index": index, "name": item.name, "action": "skipped", "host_id": existing.id})
     counts = {a: sum(1 for r in results if r["action"] == a) for a in ("created", "updated", "skipped")}
     return {"results": results, **counts}
+
+
+@tools.capability("probe_history", read_only=True, example={"host_id": 4})
+def probe_history(ctx: CallContext, args: inputs.ProbeHistory) -> Result:
+    """List past probe results, newest first."""
+    return history(ctx.db, args)
+
+
+@tools.capability("uptime_report", read_only=True, example={})
+def uptime_report(ctx: CallContext, args: inputs.UptimeReport) -> Result:
+    """Summarise each host's probe history as uptime and latency."""
+    return uptime(ctx.db, args.host_id, args.since)
+
+
+@tools.capability("host_export", read_only=True, example={"format": "csv", "tag": "prod"})
+def host_export(ctx: CallContext, args: inputs.HostExport) -> Result:
+    """Export the inventory as JSON or CSV."""
+    return export(ctx.db, args.format, args.role, args.tag)
+
+
+@tools.capability(
+    "host_import",
+    example={
+        "hosts": [
+            {"name": "web-03", "address": "203.0.113.12", "role": "web", "tags": ["prod", "eu-west"]},
+            {"name": "cache-01", "address": "203.0.113.30", "role": "cache"},
+        ]
+    },
+)
+def host_import(ctx: CallContext, args: inputs.HostImport) -> Result:
+    """Add many hosts at once, updating or skipping those whose name exists."""
+    return import_hosts(ctx.db, args)

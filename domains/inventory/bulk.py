@@ -9,11 +9,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.inventory import ledger, rules, serialize
-from domains.inventory.entities import CATEGORY, ITEM, LOCATION, SUPPLIER
+from domains.inventory import inputs, ledger, rules, serialize
+from domains.inventory.entities import CATEGORY, ITEM, LOCATION, SUPPLIER, WAREHOUSE
 from domains.inventory.inputs import AdjustLine, ItemCreate
 from domains.inventory.tables import Item, Location, Warehouse
-from facade.kit import Conflict, each
+from facade.kit import CallContext, Conflict, Toolset, each
+
+Result = dict[str, Any]
+tools = Toolset()
 
 
 def import_items(db: Session, rows: list[ItemCreate], update_existing: bool) -> dict[str, Any]:
@@ -67,3 +70,52 @@ def create_locations(db: Session, warehouse: Warehouse, codes: list[str], descri
 
     # A code listed twice is reported twice: created once, then refused as taken.
     return each(codes, "code", one, distinct=False)
+
+
+@tools.capability(
+    "location_bulk_create",
+    example={"warehouse_id": 2, "codes": ["B-01", "B-02", "B-03"], "description": "Aisle B"},
+)
+def location_bulk_create(ctx: CallContext, args: inputs.LocationBulkCreate) -> Result:
+    """Create many bin locations in a warehouse, reporting each one's result."""
+    warehouse = WAREHOUSE.fetch(ctx.db, args.warehouse_id)
+    return create_locations(ctx.db, warehouse, args.codes, args.description)
+
+
+@tools.capability(
+    "item_bulk_import",
+    example={
+        "items": [
+            {
+                "sku": "WASHER-M8",
+                "name": "Flat washer M8, zinc plated",
+                "unit": "pcs",
+                "category_id": 1,
+                "supplier_id": 1,
+                "unit_cost": 0.02,
+                "reorder_point": 500,
+                "reorder_quantity": 2000,
+            },
+            {"sku": "NUT-M8", "name": "Hex nut M8, zinc plated", "unit": "pcs", "reorder_point": 800},
+        ],
+        "update_existing": True,
+    },
+)
+def item_bulk_import(ctx: CallContext, args: inputs.ItemBulkImport) -> Result:
+    """Create or update many items by SKU, reporting each one's result."""
+    return import_items(ctx.db, args.items, args.update_existing)
+
+
+@tools.capability(
+    "stock_bulk_adjust",
+    example={
+        "lines": [
+            {"item_id": 5, "location_id": 5, "quantity": -3},
+            {"item_id": 8, "location_id": 4, "quantity": 1},
+        ],
+        "reason": "Spot check after the inventory walk",
+    },
+)
+def stock_bulk_adjust(ctx: CallContext, args: inputs.StockBulkAdjust) -> Result:
+    """Correct many stock levels with one reason, reporting each line's result."""
+    return adjust(ctx.db, args.lines, args.reason, created_by=ctx.agent)

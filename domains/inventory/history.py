@@ -11,13 +11,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from domains.inventory import serialize
+from domains.inventory import inputs_flow, serialize
 from domains.inventory.entities import ITEM, WAREHOUSE
 from domains.inventory.inputs_flow import MovementHistoryExport, StockAudit, StockSnapshot
 from domains.inventory.reports import day_end
 from domains.inventory.serialize import num, qty
 from domains.inventory.tables import Item, Location, Movement, Reservation, Stock
-from facade.kit import within_days
+from facade.kit import CallContext, Toolset, within_days
+
+Result = dict[str, Any]
+tools = Toolset()
 
 ZERO = Decimal(0)
 HALF_THOUSANDTH = Decimal("0.0005")
@@ -153,3 +156,21 @@ def audit(db: Session, args: StockAudit) -> dict[str, Any]:
         "mismatches": mismatches,
         "over_reserved": shortages,
     }
+
+
+@tools.capability("stock_snapshot", read_only=True, example={"as_of": "2026-06-30"})
+def stock_snapshot(ctx: CallContext, args: inputs_flow.StockSnapshot) -> Result:
+    """Show stock levels as they stood at the end of a past day."""
+    return snapshot(ctx.db, args)
+
+
+@tools.capability("movement_history_export", read_only=True, example={"format": "csv", "item_id": 1})
+def movement_history_export(ctx: CallContext, args: inputs_flow.MovementHistoryExport) -> Result:
+    """Export the movement history as CSV or JSON."""
+    return export(ctx.db, args)
+
+
+@tools.capability("stock_audit", read_only=True, example={})
+def stock_audit(ctx: CallContext, args: inputs_flow.StockAudit) -> Result:
+    """Check that every stock level equals the sum of its movements."""
+    return audit(ctx.db, args)

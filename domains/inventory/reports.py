@@ -10,11 +10,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
+from domains.inventory import inputs_flow
 from domains.inventory.entities import CATEGORY, SUPPLIER, WAREHOUSE
 from domains.inventory.inputs_flow import DeadStockReport, ReorderReport, ValuationReport
 from domains.inventory.levels import in_warehouse, on_order
 from domains.inventory.serialize import cost, iso, money, num, qty
 from domains.inventory.tables import Item, Movement, Reservation, Stock, Supplier
+from facade.kit import CallContext, Toolset
+
+Result = dict[str, Any]
+tools = Toolset()
 
 ZERO = Decimal(0)
 OUTBOUND = ("issue", "transfer_out")
@@ -156,3 +161,21 @@ def dead_stock(db: Session, args: DeadStockReport) -> dict[str, Any]:
 def _utc(value: datetime) -> datetime:
     """Aggregates bypass the column type, so SQLite's naive timestamps come back naive."""
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+@tools.capability("valuation_report", read_only=True, example={})
+def valuation_report(ctx: CallContext, args: inputs_flow.ValuationReport) -> Result:
+    """Value stock on hand per item at its moving average cost."""
+    return valuation(ctx.db, args)
+
+
+@tools.capability("reorder_report", read_only=True, example={})
+def reorder_report(ctx: CallContext, args: inputs_flow.ReorderReport) -> Result:
+    """Suggest what to reorder: items at or below their reorder point, counting open orders."""
+    return reorder(ctx.db, args)
+
+
+@tools.capability("dead_stock_report", read_only=True, example={"days": 90})
+def dead_stock_report(ctx: CallContext, args: inputs_flow.DeadStockReport) -> Result:
+    """Find stock on hand that has not gone out for a number of days."""
+    return dead_stock(ctx.db, args)

@@ -39,6 +39,7 @@ CATEGORIES = [
     ("Electrical", "Cable, breakers and installation material."),
     ("Packaging", "Cartons and tape for outgoing shipments."),
     ("Safety", "Personal protective equipment."),
+    ("Clearance", "Lines being phased out; empty since the spring sale."),  # category_delete's example
 ]
 # name, email, phone, lead time (days)
 SUPPLIERS = [
@@ -58,6 +59,7 @@ LOCATIONS = [
     (1, "B-01", "Aisle B, bay 1 (safety gear)"),
     (2, "RECV", "Receiving dock"),
     (2, "A-01", "Aisle A, bay 1"),
+    (1, "Z-99", "Old staging bay, emptied"),  # never stocked: location_delete's example
 ]
 # sku, name, unit, category, supplier, unit cost, reorder point, reorder quantity, lots, archived
 ItemRow = tuple[str, str, str, int, int | None, str, int, int, bool, bool]
@@ -72,6 +74,8 @@ ITEMS: list[ItemRow] = [
     ("HELMET-WHITE", "Safety helmet, white", "pcs", 4, None, "14.90", 0, 0, False, False),
     ("LABEL-100X150", "Thermal shipping labels 100x150 mm (discontinued)", "roll", 3, 3, "3.20", 0, 0, False, False),
     ("WRAP-17MY", "Pallet stretch wrap 17 my", "roll", 3, 3, "11.80", 0, 0, False, True),
+    # Never stocked, ordered or counted: item_delete's example.
+    ("HOOK-S40", "S-hook 40 mm (listed by mistake)", "pcs", 1, None, "0.30", 0, 0, False, False),
 ]
 # supplier, ordered at (None: a draft), lines (item, quantity, unit cost), expected date
 OrderRow = tuple[int, datetime | None, list[tuple[int, int, str]], date | None]
@@ -80,6 +84,8 @@ ORDERS: list[OrderRow] = [
     (2, at(2, 18), [(3, 500, "0.85"), (4, 40, "6.40")], None),
     (3, at(10, 20), [(5, 400, "0.95"), (6, 72, "2.10")], date(2026, 11, 2)),
     (2, None, [(4, 50, "6.40"), (3, 500, "0.82")], date(2026, 12, 15)),
+    (3, None, [(5, 200, "0.95")], None),  # 5, a draft for purchase_order_delete's example
+    (1, at(11, 26), [(2, 1000, "0.04")], date(2026, 12, 4)),  # 6, for purchase_order_cancel's
 ]
 # reservations: item, location, quantity, reference, created
 RESERVATIONS = [
@@ -132,7 +138,15 @@ def seed(session: Session) -> None:
     count.updated_at = count.created_at
     # What the books held at EAST/A-01 when the count opened: 300 bolts and 300 nuts.
     count.lines = [CountLine(item=items[i], lot="", expected_quantity=Decimal(300)) for i in (0, 1)]
-    insert([count])
+    # For count_cancel's example: tape expected at the receiving dock, not yet counted.
+    dock = Count(location=places[0], note="Receiving dock spot check", created_at=at(11, 26))
+    dock.updated_at = dock.created_at
+    dock.lines = [CountLine(item=items[5], lot="", expected_quantity=Decimal(0))]
+    # For count_apply's example: breakers in MAIN/A-02, counted one short of the books' 15.
+    breakers = Count(location=places[2], note="Breaker recount", created_at=at(11, 26, 11))
+    breakers.updated_at = breakers.created_at
+    breakers.lines = [CountLine(item=items[3], lot="", expected_quantity=Decimal(15), counted_quantity=Decimal(14))]
+    insert([count, dock, breakers])
 
 
 def _item(row: ItemRow, stamps: dict[str, datetime]) -> Item:

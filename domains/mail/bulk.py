@@ -8,16 +8,17 @@ from typing import Any
 from sqlalchemy import select
 
 from domains.mail import addresses, checks, compose, inputs, smtp, threads
-from domains.mail.capabilities import domain
 from domains.mail.drafts import sender
 from domains.mail.entities import FOLDER, MESSAGE, system_folder
 from domains.mail.tables import Contact, Message
-from facade.kit import CallContext, InvalidRequest, NotFound, each, utcnow
+from facade.kit import CallContext, InvalidRequest, NotFound, Toolset, each, utcnow
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 
-@domain.capability("message_bulk_mark", idempotent=True, example={"message_ids": [3, 11], "is_read": True})
+@tools.capability("message_bulk_mark", idempotent=True, example={"message_ids": [3, 11], "is_read": True})
 def message_bulk_mark(ctx: CallContext, args: inputs.BulkMark) -> Result:
     """Mark several messages read or unread, flagged or not."""
     if args.is_read is None and args.is_flagged is None:
@@ -36,7 +37,7 @@ def message_bulk_mark(ctx: CallContext, args: inputs.BulkMark) -> Result:
     return outcome
 
 
-@domain.capability("message_bulk_move", idempotent=True, example={"message_ids": [8, 11], "folder_id": 8})
+@tools.capability("message_bulk_move", idempotent=True, example={"message_ids": [8, 11], "folder_id": 4})
 def message_bulk_move(ctx: CallContext, args: inputs.BulkMove) -> Result:
     """File several messages in one folder."""
     target = FOLDER.fetch(ctx.db, args.folder_id)  # one target for every item: a missing one fails the call
@@ -49,7 +50,7 @@ def message_bulk_move(ctx: CallContext, args: inputs.BulkMove) -> Result:
     return outcome
 
 
-@domain.capability("message_bulk_delete", destructive=True, example={"message_ids": [10, 15]})
+@tools.capability("message_bulk_delete", destructive=True, example={"message_ids": [7, 10]})
 def message_bulk_delete(ctx: CallContext, args: inputs.BulkDelete) -> Result:
     """Move several messages to Trash, deleting for good those already there."""
     return each(
@@ -58,7 +59,7 @@ def message_bulk_delete(ctx: CallContext, args: inputs.BulkDelete) -> Result:
 
 
 # Mail to many people at once is held for an operator (approval 2).
-@domain.capability(
+@tools.capability(
     "message_bulk_send",
     approval=2,
     example={

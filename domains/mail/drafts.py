@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from domains.mail import addresses, checks, compose, inputs, serialize, smtp, threads
-from domains.mail.capabilities import domain
 from domains.mail.entities import MESSAGE, system_folder
 from domains.mail.settings import settings
 from domains.mail.tables import Message
-from facade.kit import CallContext, InvalidRequest, Unavailable, utcnow
+from facade.kit import CallContext, InvalidRequest, Toolset, Unavailable, utcnow
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -59,7 +60,7 @@ def new_draft(
     return draft
 
 
-@domain.capability(
+@tools.capability(
     "draft_create",
     example={
         "to": ["Priya Shah <priya@example.com>"],
@@ -80,8 +81,8 @@ def draft_create(ctx: CallContext, args: inputs.DraftCreate) -> Result:
     return {"draft": serialize.message(draft)}
 
 
-@domain.capability(
-    "draft_update", idempotent=True, example={"message_id": 13, "cc": ["Marco Bianchi <marco@example.com>"]}
+@tools.capability(
+    "draft_update", idempotent=True, example={"message_id": 12, "subject": "Team lunch on Friday at 12:30?"}
 )
 def draft_update(ctx: CallContext, args: inputs.DraftUpdate) -> Result:
     """Change the recipients, subject or body of a draft."""
@@ -102,7 +103,7 @@ def draft_update(ctx: CallContext, args: inputs.DraftUpdate) -> Result:
 
 
 # Replying and forwarding are everyday mail, not advanced use: core, whatever the verb says.
-@domain.capability("message_reply", tier="core", example={"message_id": 3, "body": "Agreed, let's freeze it Friday."})
+@tools.capability("message_reply", tier="core", example={"message_id": 3, "body": "Agreed, let's freeze it Friday."})
 def message_reply(ctx: CallContext, args: inputs.Reply) -> Result:
     """Start a reply draft with the right recipients, subject, threading headers and quote."""
     original = MESSAGE.fetch(ctx.db, args.message_id)
@@ -130,7 +131,7 @@ def message_reply(ctx: CallContext, args: inputs.Reply) -> Result:
     return {"draft": serialize.message(draft)}
 
 
-@domain.capability(
+@tools.capability(
     "message_forward",
     tier="core",  # everyday mail, like replying
     example={"message_id": 4, "to": ["Marco Bianchi <marco@example.com>"], "body": "Flight details for the offsite."},
@@ -150,7 +151,7 @@ def message_forward(ctx: CallContext, args: inputs.Forward) -> Result:
 
 
 # Sending a draft is the point of a mailbox: core, whatever the verb says.
-@domain.capability("draft_send", tier="core", example={"message_id": 13})
+@tools.capability("draft_send", tier="core", example={"message_id": 6})
 def draft_send(ctx: CallContext, args: inputs.MessageRef) -> Result:
     """Send a draft through the SMTP server and file it in Sent."""
     draft = checks.draft(ctx.db, args.message_id)

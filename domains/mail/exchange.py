@@ -11,10 +11,11 @@ from typing import Any
 from sqlalchemy import func, select
 
 from domains.mail import addresses, checks, compose, inputs, serialize, threads
-from domains.mail.capabilities import domain
 from domains.mail.entities import FOLDER, MESSAGE, THREAD
 from domains.mail.tables import Message
-from facade.kit import CallContext, Conflict, utcnow
+from facade.kit import CallContext, Conflict, Toolset, utcnow
+
+tools = Toolset()
 
 Result = dict[str, Any]
 UNIX_LINES = policy.default.clone(linesep="\n")
@@ -37,14 +38,14 @@ def mbox(messages: list[Message]) -> str:
     return "".join(parts)
 
 
-@domain.capability("message_export", read_only=True, example={"message_id": 3})
+@tools.capability("message_export", read_only=True, example={"message_id": 3})
 def message_export(ctx: CallContext, args: inputs.MessageRef) -> Result:
     """Export one message as .eml text."""
     message = MESSAGE.fetch(ctx.db, args.message_id)
     return {"filename": f"message-{message.id}.eml", "content_type": "message/rfc822", "content": eml(message)}
 
 
-@domain.capability("thread_export", read_only=True, example={"thread_id": 1})
+@tools.capability("thread_export", read_only=True, example={"thread_id": 1})
 def thread_export(ctx: CallContext, args: inputs.ThreadRef) -> Result:
     """Export a conversation as mbox text, oldest message first."""
     thread = THREAD.fetch(ctx.db, args.thread_id)
@@ -52,7 +53,7 @@ def thread_export(ctx: CallContext, args: inputs.ThreadRef) -> Result:
     return {"filename": f"thread-{thread.id}.mbox", "messages": len(rows), "content": mbox(rows)}
 
 
-@domain.capability("folder_export", read_only=True, example={"folder_id": 1})
+@tools.capability("folder_export", read_only=True, example={"folder_id": 1})
 def folder_export(ctx: CallContext, args: inputs.FolderExport) -> Result:
     """Export a page of a folder's messages as mbox text, oldest first."""
     folder = FOLDER.fetch(ctx.db, args.folder_id)
@@ -86,7 +87,7 @@ SAMPLE_EML = (
 )
 
 
-@domain.capability("message_import", example={"eml": SAMPLE_EML})
+@tools.capability("message_import", example={"eml": SAMPLE_EML})
 def message_import(ctx: CallContext, args: inputs.MessageImport) -> Result:
     """Store an .eml message in a folder, threaded with the mail it answers."""
     folder = checks.folder_for_filing(ctx.db, args.folder_id)
@@ -119,7 +120,7 @@ def message_import(ctx: CallContext, args: inputs.MessageImport) -> Result:
     return {"message": serialize.summary(message), "attachments_skipped": parsed.attachments}
 
 
-@domain.capability("message_raw_headers", read_only=True, example={"message_id": 16})
+@tools.capability("message_raw_headers", read_only=True, example={"message_id": 4})
 def message_raw_headers(ctx: CallContext, args: inputs.MessageRef) -> Result:
     """Dump every header of a message as received or sent."""
     message = MESSAGE.fetch(ctx.db, args.message_id)

@@ -10,10 +10,11 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from domains.mail import checks, inputs, serialize
-from domains.mail.capabilities import domain
 from domains.mail.entities import FOLDER, LABEL, RULE, system_folder
 from domains.mail.tables import Message, Rule
-from facade.kit import CallContext, Conflict, InvalidRequest, contains_text, records, values_of
+from facade.kit import CallContext, Conflict, InvalidRequest, Toolset, contains_text, records, values_of
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -28,7 +29,7 @@ def _conditions(rule: Rule) -> list[ColumnElement[bool]]:
 
 
 # Filters are the advanced end of a mailbox (the brief's `full` tier), whatever the CRUD verbs say.
-@domain.capability(
+@tools.capability(
     "rule_create",
     tier="full",
     example={"name": "Offsite threads", "subject_contains": "offsite", "add_label_id": 4, "flag": True},
@@ -54,7 +55,7 @@ def rule_create(ctx: CallContext, args: inputs.RuleCreate) -> Result:
     return {"rule": serialize.rule(rule)}
 
 
-records.add_list(domain, RULE, example={}, description="List filter rules.", tier="full")  # as rule_create
+records.add_list(tools, RULE, example={}, description="List filter rules.", tier="full")  # as rule_create
 
 
 def apply(db: Session, rule: Rule, folder_id: int) -> Result:
@@ -77,7 +78,7 @@ def apply(db: Session, rule: Rule, folder_id: int) -> Result:
     return {"rule_id": rule.id, "matched": [m.id for m in matched], "moved": moved}
 
 
-@domain.capability("rule_apply", idempotent=True, example={})
+@tools.capability("rule_apply", idempotent=True, example={})
 def rule_apply(ctx: CallContext, args: inputs.RuleApply) -> Result:
     """Run the enabled filter rules, or one rule, over a folder's messages."""
     folder = FOLDER.fetch(ctx.db, args.folder_id) if args.folder_id is not None else system_folder(ctx.db, "inbox")
@@ -90,4 +91,4 @@ def rule_apply(ctx: CallContext, args: inputs.RuleApply) -> Result:
     return {"folder_id": folder.id, "rules": [apply(ctx.db, rule, folder.id) for rule in rules]}
 
 
-records.add_delete(domain, RULE, example_id=3, description="Delete a filter rule.", tier="full")  # as rule_create
+records.add_delete(tools, RULE, example_id=2, description="Delete a filter rule.", tier="full")  # as rule_create

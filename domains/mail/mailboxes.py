@@ -8,17 +8,18 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, func, or_, select
 
 from domains.mail import checks, inputs, serialize
-from domains.mail.capabilities import domain
 from domains.mail.entities import CONTACT, FOLDER, LABEL
 from domains.mail.tables import Contact, Folder, Message
-from facade.kit import CallContext, Page, contains_text, records
+from facade.kit import CallContext, Page, Toolset, contains_text, records
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
 # Folders
 
 
-@domain.capability("folder_create", example={"name": "Clients"})
+@tools.capability("folder_create", example={"name": "Clients"})
 def folder_create(ctx: CallContext, args: inputs.FolderCreate) -> Result:
     """Create a custom folder."""
     checks.folder_name_free(ctx.db, args.name)
@@ -28,7 +29,7 @@ def folder_create(ctx: CallContext, args: inputs.FolderCreate) -> Result:
     return {"folder": serialize.folder(folder, 0, 0)}
 
 
-@domain.capability("folder_list", read_only=True, example={})
+@tools.capability("folder_list", read_only=True, example={})
 def folder_list(ctx: CallContext, args: Page) -> Result:
     """List folders with their message and unread counts."""
     unread = func.sum(case((Message.is_read.is_(False), 1), else_=0))
@@ -44,7 +45,7 @@ def folder_list(ctx: CallContext, args: Page) -> Result:
     return {"folders": [serialize.folder(f, n, int(u or 0)) for f, n, u in rows], "total": total}
 
 
-@domain.capability("folder_update", idempotent=True, example={"folder_id": 8, "name": "Client projects"})
+@tools.capability("folder_update", idempotent=True, example={"folder_id": 6, "name": "Receipts and invoices"})
 def folder_update(ctx: CallContext, args: inputs.FolderUpdate) -> Result:
     """Rename a custom folder."""
     folder = checks.custom(FOLDER.fetch(ctx.db, args.folder_id), "renamed")
@@ -54,7 +55,7 @@ def folder_update(ctx: CallContext, args: inputs.FolderUpdate) -> Result:
     return {"folder": serialize.folder(folder)}
 
 
-@domain.capability("folder_delete", destructive=True, example={"folder_id": 7})
+@tools.capability("folder_delete", destructive=True, example={"folder_id": 7})
 def folder_delete(ctx: CallContext, args: inputs.FolderRef) -> Result:
     """Delete a custom folder, moving its messages to Trash."""
     return checks.delete_folder(ctx.db, FOLDER.fetch(ctx.db, args.folder_id))
@@ -63,13 +64,13 @@ def folder_delete(ctx: CallContext, args: inputs.FolderRef) -> Result:
 # Labels
 
 records.add_create(
-    domain, LABEL, inputs.LabelCreate, example={"name": "waiting", "color": "#f5a623"}, check=checks.label_name_free
+    tools, LABEL, inputs.LabelCreate, example={"name": "waiting", "color": "#f5a623"}, check=checks.label_name_free
 )
-records.add_list(domain, LABEL, example={}, description="List labels.")
+records.add_list(tools, LABEL, example={}, description="List labels.")
 records.add_delete(
-    domain,
+    tools,
     LABEL,
-    example_id=5,
+    example_id=2,
     check=checks.on_label_delete,
     description="Delete a label, removing it from its messages.",
 )
@@ -84,19 +85,19 @@ def _contacts_where(args: inputs.ContactFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_create(
-    domain,
+    tools,
     CONTACT,
     inputs.ContactCreate,
     example={"name": "Jonas Weber", "email": "jonas@example.com"},
     check=checks.check_contact_create,
     description="Add a contact.",
 )
-records.add_list(domain, CONTACT, inputs.ContactFilter, example={"query": "example.com"}, where=_contacts_where)
+records.add_list(tools, CONTACT, inputs.ContactFilter, example={"query": "example.com"}, where=_contacts_where)
 records.add_update(
-    domain,
+    tools,
     CONTACT,
     inputs.ContactUpdate,
-    example={"contact_id": 5, "notes": "Met at the Lisbon meetup; wants the API beta."},
+    example={"contact_id": 3, "notes": "People & HR; runs the onboarding week."},
     check=checks.check_contact_update,
 )
-records.add_delete(domain, CONTACT, example_id=5)
+records.add_delete(tools, CONTACT, example_id=4)

@@ -8,10 +8,11 @@ from sqlalchemy import case, func, select
 from sqlalchemy.orm import selectinload
 
 from domains.mail import checks, inputs, search, serialize
-from domains.mail.capabilities import domain
 from domains.mail.entities import FOLDER, LABEL, MESSAGE, THREAD, system_folder
 from domains.mail.tables import Folder, Message, Thread
-from facade.kit import CallContext, NotFound, records
+from facade.kit import CallContext, NotFound, Toolset, records
+
+tools = Toolset()
 
 Result = dict[str, Any]
 
@@ -30,7 +31,7 @@ def _page(ctx: CallContext, conditions: list[Any], limit: int, offset: int) -> R
     return {"messages": [serialize.summary(m) for m in rows], "total": total}
 
 
-@domain.capability("message_list", read_only=True, example={"folder_id": 1})
+@tools.capability("message_list", read_only=True, example={"folder_id": 1})
 def message_list(ctx: CallContext, args: inputs.MessageFilter) -> Result:
     """List the messages of a folder, newest first, optionally filtered."""
     if args.thread_id is not None:
@@ -47,10 +48,10 @@ def message_list(ctx: CallContext, args: inputs.MessageFilter) -> Result:
     return _page(ctx, search.listing(args, folder_id), args.limit, args.offset)
 
 
-records.add_get(domain, MESSAGE, example_id=3)
+records.add_get(tools, MESSAGE, example_id=3)
 
 
-@domain.capability("message_search", read_only=True, example={"query": "budget", "since": "2026-11-01"})
+@tools.capability("message_search", read_only=True, example={"query": "budget", "since": "2026-11-01"})
 def message_search(ctx: CallContext, args: inputs.MessageSearch) -> Result:
     """Search messages by sender, recipient, subject, body, date range and flags."""
     if args.folder_id is not None:
@@ -61,7 +62,7 @@ def message_search(ctx: CallContext, args: inputs.MessageSearch) -> Result:
 
 
 records.add_update(
-    domain,
+    tools,
     MESSAGE,
     inputs.MessageUpdate,
     example={"message_id": 4, "is_read": True},
@@ -69,7 +70,7 @@ records.add_update(
 )
 
 
-@domain.capability("message_move", idempotent=True, example={"message_id": 1, "folder_id": 4})
+@tools.capability("message_move", idempotent=True, example={"message_id": 1, "folder_id": 4})
 def message_move(ctx: CallContext, args: inputs.MessageMove) -> Result:
     """File a message in another folder."""
     message = MESSAGE.fetch(ctx.db, args.message_id)
@@ -78,7 +79,7 @@ def message_move(ctx: CallContext, args: inputs.MessageMove) -> Result:
     return {"message": serialize.summary(message), "changed": changed}
 
 
-@domain.capability("message_label_add", idempotent=True, example={"message_id": 5, "label_id": 1})
+@tools.capability("message_label_add", idempotent=True, example={"message_id": 5, "label_id": 1})
 def message_label_add(ctx: CallContext, args: inputs.MessageLabel) -> Result:
     """Put a label on a message."""
     message = MESSAGE.fetch(ctx.db, args.message_id)
@@ -90,7 +91,7 @@ def message_label_add(ctx: CallContext, args: inputs.MessageLabel) -> Result:
     return {"message": serialize.summary(message), "changed": changed}
 
 
-@domain.capability("message_label_remove", idempotent=True, example={"message_id": 3, "label_id": 1})
+@tools.capability("message_label_remove", idempotent=True, example={"message_id": 3, "label_id": 1})
 def message_label_remove(ctx: CallContext, args: inputs.MessageLabel) -> Result:
     """Take a label off a message."""
     message = MESSAGE.fetch(ctx.db, args.message_id)
@@ -105,7 +106,7 @@ def message_label_remove(ctx: CallContext, args: inputs.MessageLabel) -> Result:
     return {"message": serialize.summary(message)}
 
 
-@domain.capability("message_delete", destructive=True, example={"message_id": 9})
+@tools.capability("message_delete", destructive=True, example={"message_id": 9})
 def message_delete(ctx: CallContext, args: inputs.MessageDelete) -> Result:
     """Move a message to Trash, or delete it for good if it already is there."""
     return checks.remove(ctx.db, MESSAGE.fetch(ctx.db, args.message_id), args.permanent)
@@ -114,7 +115,7 @@ def message_delete(ctx: CallContext, args: inputs.MessageDelete) -> Result:
 # Threads
 
 
-@domain.capability("thread_list", read_only=True, example={})
+@tools.capability("thread_list", read_only=True, example={})
 def thread_list(ctx: CallContext, args: inputs.ThreadFilter) -> Result:
     """List conversations, most recent activity first, without what is in Trash."""
     trash = select(Folder.id).where(Folder.role == "trash").scalar_subquery()
@@ -140,7 +141,7 @@ def thread_list(ctx: CallContext, args: inputs.ThreadFilter) -> Result:
     return {"threads": threads, "total": total}
 
 
-@domain.capability("thread_get", read_only=True, example={"thread_id": 1})
+@tools.capability("thread_get", read_only=True, example={"thread_id": 1})
 def thread_get(ctx: CallContext, args: inputs.ThreadRef) -> Result:
     """Get a conversation with all its messages, oldest first."""
     thread = THREAD.fetch(ctx.db, args.thread_id)

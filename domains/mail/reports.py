@@ -7,15 +7,16 @@ from typing import Any
 from sqlalchemy import case, func, select
 
 from domains.mail import addresses, inputs, serialize
-from domains.mail.capabilities import domain
 from domains.mail.tables import Folder, Label, Message, MessageLabel
-from facade.kit import CallContext
+from facade.kit import CallContext, Toolset
+
+tools = Toolset()
 
 Result = dict[str, Any]
 TOP_SENDERS = 5
 
 
-@domain.capability("mailbox_stats", read_only=True, example={})
+@tools.capability("mailbox_stats", read_only=True, example={})
 def mailbox_stats(ctx: CallContext, args: inputs.Stats) -> Result:
     """Count messages per folder and label, unread and flagged mail, threads and top senders."""
     db = ctx.db

@@ -7,8 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field
 
-from domains.monitoring.metrics import Metric
-from domains.monitoring.tables import CheckState, Kind, Severity, State
+from domains.monitoring.tables import CheckState, Kind, Metric, Severity, State
 from facade.kit import Id, Input, Page
 
 Name = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")]

@@ -6,16 +6,18 @@ from __future__ import annotations
 import os
 import statistics
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import psutil
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.monitoring.tables import Sample
-from facade.kit import InvalidRequest, utcnow
+from domains.monitoring import inputs, serialize
+from domains.monitoring.tables import Metric, Sample
+from facade.kit import CallContext, InvalidRequest, Toolset, utcnow
 
-Metric = Literal["cpu_percent", "memory_percent", "memory_used_bytes", "disk_percent", "load_1", "load_5", "load_15"]
+tools = Toolset()
+
 # Long enough for a meaningful CPU reading, short enough for a tool call (psutil's first
 # interval-less reading is always 0.0, so a sample needs a window of its own).
 CPU_WINDOW_SECONDS = 0.2
@@ -75,3 +77,9 @@ def stats(db: Session, metric: Metric, since: datetime, until: datetime) -> dict
         "first": {"taken_at": rows[0][0].isoformat(), "value": values[0]},
         "last": {"taken_at": rows[-1][0].isoformat(), "value": values[-1]},
     }
+
+
+@tools.capability("sample_create", example={})
+def sample_create(ctx: CallContext, args: inputs.SampleCreate) -> dict[str, Any]:
+    """Take and store a sample of this machine's CPU, memory, disk and load."""
+    return {"sample": serialize.sample(take(ctx.db, args.disk_path))}

@@ -6,14 +6,19 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from domains.monitoring import serialize
+from domains.monitoring import inputs, metrics, serialize
+from domains.monitoring.entities import CHECK
 from domains.monitoring.tables import Alert, Check, Result
+from facade.kit import CallContext, InvalidRequest, Toolset
+
+tools = Toolset()
+DEFAULT_PERIOD = timedelta(days=7)
 
 EXPORT_COLUMNS = [
     "result_id", "check_id", "checked_at", "state", "value", "unit",
@@ -132,3 +137,53 @@ def export(
     writer.writeheader()
     writer.writerows(rows)
     return {**head, "data": buffer.getvalue()}
+
+
+def period(since: datetime | None, until: datetime | None) -> tuple[datetime, datetime]:
+    """The period a report covers: until now and the week before, unless told otherwise."""
+    end = (until or datetime.now(UTC)).astimezone(UTC)
+    start = (since or end - DEFAULT_PERIOD).astimezone(UTC)
+    if start >= end:
+        raise InvalidRequest(f"since ({start.isoformat()}) is not before until ({end.isoformat()}); swap or widen them")
+    return start, end
+
+
+@tools.capability("result_export", read_only=True, example={"check_id": 2, "format": "csv"})
+def result_export(ctx: CallContext, args: inputs.ResultExport) -> dict[str, Any]:
+    """Export recorded results as JSON or CSV."""
+    if args.check_id is not None:
+        CHECK.fetch(ctx.db, args.check_id)
+    return export(ctx.db, args.check_id, args.since, args.until, args.format, args.limit)
+
+
+@tools.capability(
+    "uptime_report",
+    read_only=True,
+    example={"since": "2026-09-01T00:00:00Z", "until": "2026-09-02T00:00:00Z", "sla_percent": 99.5},
+)
+def uptime_report(ctx: CallContext, args: inputs.UptimeReport) -> dict[str, Any]:
+    """Report each check's uptime over a period against an SLA percentage."""
+    if args.check_id is not None:
+        CHECK.fetch(ctx.db, args.check_id)
+    since, until = period(args.since, args.until)
+    return uptime(ctx.db, since, until, args.check_id, args.sla_percent)
+
+
+@tools.capability(
+    "alert_report", read_only=True, example={"since": "2026-08-25T00:00:00Z", "until": "2026-09-02T00:00:00Z"}
+)
+def alert_report(ctx: CallContext, args: inputs.AlertReport) -> dict[str, Any]:
+    """Report alerts per check over a period, with mean times to acknowledge and close."""
+    since, until = period(args.since, args.until)
+    return alerts(ctx.db, since, until)
+
+
+@tools.capability(
+    "sample_stats",
+    read_only=True,
+    example={"metric": "cpu_percent", "since": "2026-09-01T00:00:00Z", "until": "2026-09-02T00:00:00Z"},
+)
+def sample_stats(ctx: CallContext, args: inputs.SampleStats) -> dict[str, Any]:
+    """Summarise one metric's samples: count, min, max, mean, median and p95."""
+    since, until = period(args.since, args.until)
+    return metrics.stats(ctx.db, args.metric, since, until)

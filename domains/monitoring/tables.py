@@ -26,6 +26,8 @@ Kind = Literal["tcp", "http", "disk", "process", "file_age"]
 State = Literal["ok", "warn", "critical"]
 CheckState = Literal["unknown", "ok", "warn", "critical"]
 Severity = Literal["warn", "critical"]
+# The columns of a sample that metrics.stats summarises.
+Metric = Literal["cpu_percent", "memory_percent", "memory_used_bytes", "disk_percent", "load_1", "load_5", "load_15"]
 
 
 class Check(Base):

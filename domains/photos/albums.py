@@ -14,13 +14,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, records
+from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, Toolset, records
 
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.library import ALBUM, PHOTO, add_to_album, render_album
 from domains.photos.sandbox import display, os_errors, resolve
 from domains.photos.tables import Album, AlbumPhoto, Photo
+
+tools = Toolset()
 
 COMPRESSED = {"jpeg", "png", "webp", "gif"}  # storing these again in a zip gains nothing
 
@@ -33,14 +34,14 @@ def _name_free(db: Session, name: str, except_id: int | None = None) -> None:
 
 
 records.add_create(
-    domain,
+    tools,
     ALBUM,
     inputs.AlbumCreate,
     example={"name": "Best of 2026", "description": "The photos worth printing."},
     check=lambda db, values: _name_free(db, values["name"]),
     description="Create an empty album.",
 )
-records.add_get(domain, ALBUM, example_id=1)
+records.add_get(tools, ALBUM, example_id=1)
 
 
 def _album_where(args: inputs.AlbumFilter) -> list[ColumnElement[bool]]:
@@ -50,11 +51,11 @@ def _album_where(args: inputs.AlbumFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain, ALBUM, inputs.AlbumFilter, example={}, where=_album_where, references={"photo_id": PHOTO},
+    tools, ALBUM, inputs.AlbumFilter, example={}, where=_album_where, references={"photo_id": PHOTO},
     description="List albums, optionally those holding a given photo.",
 )
 records.add_update(
-    domain,
+    tools,
     ALBUM,
     inputs.AlbumUpdate,
     example={"album_id": 2, "description": "Spring and summer in the back garden."},
@@ -63,7 +64,7 @@ records.add_update(
 )
 
 
-@domain.capability("album_photo_add", idempotent=True, example={"album_id": 5, "photo_ids": [1, 6]})
+@tools.capability("album_photo_add", idempotent=True, example={"album_id": 3, "photo_ids": [1, 6]})
 def album_photo_add(ctx: CallContext, args: inputs.AlbumPhotos) -> dict[str, Any]:
     """Add photos to the end of an album."""
     album = ALBUM.fetch(ctx.db, args.album_id)
@@ -73,7 +74,7 @@ def album_photo_add(ctx: CallContext, args: inputs.AlbumPhotos) -> dict[str, Any
     return {"album": render_album(album), "added": added}
 
 
-@domain.capability("album_photo_remove", idempotent=True, example={"album_id": 1, "photo_ids": [2]})
+@tools.capability("album_photo_remove", idempotent=True, example={"album_id": 1, "photo_ids": [2]})
 def album_photo_remove(ctx: CallContext, args: inputs.AlbumPhotos) -> dict[str, Any]:
     """Take photos out of an album; the photos stay in the library."""
     album = ALBUM.fetch(ctx.db, args.album_id)
@@ -90,7 +91,7 @@ def album_photo_remove(ctx: CallContext, args: inputs.AlbumPhotos) -> dict[str, 
 
 
 records.add_delete(
-    domain,
+    tools,
     ALBUM,
     example_id=4,
     check=lambda db, album: {"released_photo_ids": [m.photo_id for m in album.memberships]},
@@ -98,8 +99,8 @@ records.add_delete(
 )
 
 
-@domain.capability(
-    "album_bulk_move", idempotent=True, example={"album_id": 5, "photo_ids": [4, 5], "from_album_id": 2}
+@tools.capability(
+    "album_bulk_move", idempotent=True, example={"album_id": 3, "photo_ids": [4, 5], "from_album_id": 2}
 )
 def album_bulk_move(ctx: CallContext, args: inputs.AlbumBulkMove) -> dict[str, Any]:
     """Move many photos into an album, out of one album or all others, reporting each."""
@@ -122,7 +123,7 @@ def album_bulk_move(ctx: CallContext, args: inputs.AlbumBulkMove) -> dict[str, A
     return {"album": render_album(target), "results": results, "failed": sum(1 for r in results if "error" in r)}
 
 
-@domain.capability("album_export", example={"album_id": 5})
+@tools.capability("album_export", example={"album_id": 1})
 def album_export(ctx: CallContext, args: inputs.AlbumExport) -> dict[str, Any]:
     """Export an album's photos, in order, with a JSON manifest, as a zip in the library."""
     album = ALBUM.fetch(ctx.db, args.album_id)

@@ -8,14 +8,15 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 
-from facade.kit import CallContext, InvalidRequest, records, within_days
+from facade.kit import CallContext, InvalidRequest, Toolset, records, within_days
 
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.images import encode, load_bytes, need_image_name, opened, upright
 from domains.photos.library import ALBUM, PHOTO, PHOTO_LOAD, register, render
 from domains.photos.sandbox import existing_file, folder_prefix, os_errors, remove_file, resolve, write_file
 from domains.photos.tables import AlbumPhoto, PersonLabel, Photo, PhotoTag
+
+tools = Toolset()
 
 THUMBNAILS = ".thumbnails"  # inside the root, hidden from rescans by its leading dot
 
@@ -35,7 +36,7 @@ def _photo_where(args: inputs.PhotoFilter) -> list[ColumnElement[bool]]:
 
 
 records.add_list(
-    domain,
+    tools,
     PHOTO,
     inputs.PhotoFilter,
     example={"album_id": 1},
@@ -43,10 +44,10 @@ records.add_list(
     references={"album_id": ALBUM},
     description="List photos, optionally by album, format or folder.",
 )
-records.add_get(domain, PHOTO, example_id=1)
+records.add_get(tools, PHOTO, example_id=1)
 
 
-@domain.capability(
+@tools.capability(
     "photo_search", read_only=True, example={"camera": "canon", "taken_from": "2026-05-01", "taken_to": "2026-05-31"}
 )
 def photo_search(ctx: CallContext, args: inputs.PhotoSearch) -> dict[str, Any]:
@@ -90,7 +91,7 @@ def photo_search(ctx: CallContext, args: inputs.PhotoSearch) -> dict[str, Any]:
     return {"photos": [render(p) for p in rows], "total": total}
 
 
-@domain.capability(
+@tools.capability(
     "photo_add", example={"path": "inbox/IMG_3001.jpg", "caption": "Ribeira at dusk", "tags": ["porto"]}
 )
 def photo_add(ctx: CallContext, args: inputs.PhotoAdd) -> dict[str, Any]:
@@ -101,7 +102,7 @@ def photo_add(ctx: CallContext, args: inputs.PhotoAdd) -> dict[str, Any]:
 
 
 records.add_update(
-    domain,
+    tools,
     PHOTO,
     inputs.PhotoUpdate,
     example={"photo_id": 1, "rating": 5, "caption": "Sunset over the Tagus from Santa Catarina"},
@@ -110,7 +111,7 @@ records.add_update(
 
 
 # Read-only for the caller: the thumbnail it may write is a cache, invisible but for speed.
-@domain.capability("thumbnail_get", read_only=True, example={"photo_id": 1, "size": 256})
+@tools.capability("thumbnail_get", read_only=True, example={"photo_id": 1, "size": 256})
 def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any]:
     """Get a photo's JPEG thumbnail, made once and cached in the library."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)
@@ -139,7 +140,7 @@ def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any]
     return result
 
 
-@domain.capability("photo_delete", destructive=True, idempotent=True, example={"photo_id": 8, "delete_file": True})
+@tools.capability("photo_delete", destructive=True, idempotent=True, example={"photo_id": 8, "delete_file": True})
 def photo_delete(ctx: CallContext, args: inputs.PhotoDelete) -> dict[str, Any]:
     """Remove a photo from the library, and delete its file when asked."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)

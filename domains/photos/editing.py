@@ -9,15 +9,16 @@ from typing import Any
 
 from PIL import Image
 
-from facade.kit import CallContext, Conflict, InvalidRequest
+from facade.kit import CallContext, Conflict, InvalidRequest, Toolset
 
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.exif import TAG
 from domains.photos.images import JPEG_QUALITY, WRITE_SUFFIX, encode, free_name, load_bytes, opened, upright
 from domains.photos.library import PHOTO, refresh, register, render
 from domains.photos.sandbox import display, existing_file, os_errors, resolve, write_file
 from domains.photos.settings import settings
+
+tools = Toolset()
 
 Transform = Callable[[Image.Image], Image.Image]
 # What an edit of each source format is saved as: the same where Pillow writes it well, else
@@ -80,7 +81,7 @@ def _edit(
 ROTATIONS = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}
 
 
-@domain.capability("photo_rotate", example={"photo_id": 4, "degrees": 90})
+@tools.capability("photo_rotate", example={"photo_id": 4, "degrees": 90})
 def photo_rotate(ctx: CallContext, args: inputs.Rotate) -> dict[str, Any]:
     """Rotate a photo clockwise by 90, 180 or 270 degrees into a new file."""
     return _edit(
@@ -89,7 +90,7 @@ def photo_rotate(ctx: CallContext, args: inputs.Rotate) -> dict[str, Any]:
     )
 
 
-@domain.capability("photo_resize", example={"photo_id": 6, "width": 320})
+@tools.capability("photo_resize", example={"photo_id": 6, "width": 320})
 def photo_resize(ctx: CallContext, args: inputs.Resize) -> dict[str, Any]:
     """Resize a photo into a new file, keeping its proportions."""
     if args.width is None and args.height is None:
@@ -108,7 +109,7 @@ def photo_resize(ctx: CallContext, args: inputs.Resize) -> dict[str, Any]:
     return _edit(ctx, args.photo_id, label, resize, dest=args.dest, replace_original=args.replace_original)
 
 
-@domain.capability("photo_crop", example={"photo_id": 2, "left": 100, "top": 80, "width": 400, "height": 300})
+@tools.capability("photo_crop", example={"photo_id": 2, "left": 100, "top": 80, "width": 400, "height": 300})
 def photo_crop(ctx: CallContext, args: inputs.Crop) -> dict[str, Any]:
     """Crop a photo to a rectangle (in pixels, as the photo is shown) into a new file."""
 
@@ -122,7 +123,7 @@ def photo_crop(ctx: CallContext, args: inputs.Crop) -> dict[str, Any]:
     return _edit(ctx, args.photo_id, "crop", crop, dest=args.dest, replace_original=args.replace_original)
 
 
-@domain.capability("photo_convert", example={"photo_id": 7, "format": "jpeg", "quality": 85})
+@tools.capability("photo_convert", example={"photo_id": 7, "format": "jpeg", "quality": 85})
 def photo_convert(ctx: CallContext, args: inputs.Convert) -> dict[str, Any]:
     """Convert a photo to JPEG, PNG or WebP as a new file."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)

@@ -7,15 +7,16 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from facade.kit import CallContext, Conflict, InvalidRequest, NotFound
+from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, Toolset
 
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.library import PHOTO, TAGS, render
 from domains.photos.tables import PersonLabel
 
+tools = Toolset()
+
 TAGS.add_capabilities(
-    domain,
+    tools,
     tag_add=(inputs.TagAdd, {"photo_id": 4, "tags": ["tulips", "spring"]}),
     tag_remove=(inputs.TagRemove, {"photo_id": 5, "tag": "blurry"}),
     tag_list=(inputs.NameFilter, {}),
@@ -23,7 +24,7 @@ TAGS.add_capabilities(
 )
 
 
-@domain.capability(
+@tools.capability(
     "person_add", example={"photo_id": 1, "name": "Inês", "box": {"left": 40, "top": 120, "width": 90, "height": 160}}
 )
 def person_add(ctx: CallContext, args: inputs.PersonAdd) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def person_add(ctx: CallContext, args: inputs.PersonAdd) -> dict[str, Any]:
     return {"photo": render(photo)}
 
 
-@domain.capability("person_remove", idempotent=True, example={"photo_id": 6, "name": "Tomás"})
+@tools.capability("person_remove", idempotent=True, example={"photo_id": 6, "name": "Tomás"})
 def person_remove(ctx: CallContext, args: inputs.PersonRemove) -> dict[str, Any]:
     """Remove a person's label from a photo."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)
@@ -60,7 +61,7 @@ def person_remove(ctx: CallContext, args: inputs.PersonRemove) -> dict[str, Any]
     return {"photo": render(photo)}
 
 
-@domain.capability("person_list", read_only=True, example={})
+@tools.capability("person_list", read_only=True, example={})
 def person_list(ctx: CallContext, args: inputs.NameFilter) -> dict[str, Any]:
     """List the people labelled in photos with how many photos show each."""
     conditions = [func.lower(PersonLabel.name).startswith(args.prefix.lower(), autoescape=True)] if args.prefix else []

@@ -9,18 +9,19 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from facade.kit import CallContext, DomainError, InvalidRequest
+from facade.kit import CallContext, DomainError, InvalidRequest, Toolset
 
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.catalogue import THUMBNAILS, folder_condition
 from domains.photos.images import is_image_name
 from domains.photos.library import PHOTO_LOAD, refresh, register
 from domains.photos.sandbox import display, os_errors, resolve
 from domains.photos.tables import Album, PersonLabel, Photo, PhotoTag
 
+tools = Toolset()
 
-@domain.capability("duplicate_find", read_only=True, example={})
+
+@tools.capability("duplicate_find", read_only=True, example={})
 def duplicate_find(ctx: CallContext, args: inputs.Duplicates) -> dict[str, Any]:
     """Find photos whose files are byte-for-byte identical, grouped by content hash."""
     groups_query = (
@@ -38,7 +39,7 @@ def duplicate_find(ctx: CallContext, args: inputs.Duplicates) -> dict[str, Any]:
     return {"groups": groups, "total": len(hashes), "wasted_bytes": wasted}
 
 
-@domain.capability("library_stats", read_only=True, example={})
+@tools.capability("library_stats", read_only=True, example={})
 def library_stats(ctx: CallContext, args: inputs.Everything) -> dict[str, Any]:
     """Summarise the library: photos, bytes, formats, cameras, months, ratings, tags and people."""
     db = ctx.db
@@ -76,7 +77,7 @@ def _camera(make: str | None, model: str | None) -> str:
     return " ".join(filter(None, (make, model)))
 
 
-@domain.capability("library_rescan", idempotent=True, example={})
+@tools.capability("library_rescan", idempotent=True, example={"folder": "imports"})
 def library_rescan(ctx: CallContext, args: inputs.Rescan) -> dict[str, Any]:
     """Rescan the library folder: import new images, refresh changed ones, report missing ones."""
     base = resolve(args.folder)
@@ -128,7 +129,7 @@ def _images(base: Path) -> list[Path]:
     return found
 
 
-@domain.capability("thumbnail_purge", destructive=True, idempotent=True, example={"scope": "all"})
+@tools.capability("thumbnail_purge", destructive=True, idempotent=True, example={"scope": "all"})
 def thumbnail_purge(ctx: CallContext, args: inputs.ThumbnailPurge) -> dict[str, Any]:
     """Delete cached thumbnails, only those of no current photo by default."""
     folder = resolve(THUMBNAILS)

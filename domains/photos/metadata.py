@@ -11,15 +11,16 @@ from typing import Any
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
-from facade.kit import CallContext, InvalidRequest
+from facade.kit import CallContext, InvalidRequest, Toolset
 
 from domains.photos import exif as exif_fields
 from domains.photos import inputs
-from domains.photos.capabilities import domain
 from domains.photos.images import load_bytes, opened
 from domains.photos.library import PHOTO, refresh, render
 from domains.photos.sandbox import existing_file, write_file
 from domains.photos.tables import Photo
+
+tools = Toolset()
 
 EDITABLE = ("taken_at", "camera_make", "camera_model", "latitude", "longitude", "description", "artist")
 
@@ -58,7 +59,7 @@ def _change_exif(photo: Photo, change: Any) -> tuple[Path, Any]:
     return real, outcome
 
 
-@domain.capability("exif_read", read_only=True, example={"photo_id": 6})
+@tools.capability("exif_read", read_only=True, example={"photo_id": 6})
 def exif_read(ctx: CallContext, args: inputs.PhotoRef) -> dict[str, Any]:
     """Read a photo's EXIF: date, camera, lens, exposure, GPS, orientation, description."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)
@@ -68,7 +69,7 @@ def exif_read(ctx: CallContext, args: inputs.PhotoRef) -> dict[str, Any]:
     return {"photo_id": photo.id, "path": photo.path, "exif": fields}
 
 
-@domain.capability(
+@tools.capability(
     "exif_update",
     idempotent=True,
     example={
@@ -92,7 +93,7 @@ def exif_update(ctx: CallContext, args: inputs.ExifUpdate) -> dict[str, Any]:
     return {"photo": render(photo), "changed": sorted(changes)}
 
 
-@domain.capability("exif_strip", destructive=True, idempotent=True, example={"photo_id": 6, "fields": ["gps"]})
+@tools.capability("exif_strip", destructive=True, idempotent=True, example={"photo_id": 6, "fields": ["gps"]})
 def exif_strip(ctx: CallContext, args: inputs.ExifStrip) -> dict[str, Any]:
     """Remove EXIF fields (GPS, camera, date, description, artist, or all) from a photo's file."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)
@@ -101,7 +102,7 @@ def exif_strip(ctx: CallContext, args: inputs.ExifStrip) -> dict[str, Any]:
     return {"photo": render(photo), "removed": removed}
 
 
-@domain.capability("exif_dump", read_only=True, example={"photo_id": 1})
+@tools.capability("exif_dump", read_only=True, example={"photo_id": 1})
 def exif_dump(ctx: CallContext, args: inputs.PhotoRef) -> dict[str, Any]:
     """Dump every EXIF tag of a photo's file, raw, with the file's format details."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)

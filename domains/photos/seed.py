@@ -106,10 +106,12 @@ PHOTOS: list[SeedPhoto] = [
     SeedPhoto("screenshots/dashboard-2026-09.png", art.dashboard, datetime(2026, 9, 3, 14, 20, tzinfo=UTC),
               caption="Sales dashboard for the September review", tags=("work",)),
     SeedPhoto("scratch/blurry-test.jpg", art.blurry, datetime(2026, 5, 15, 10, 4, 30, tzinfo=LISBON), CANON),
-    # Left unregistered: the examples import these with photo_add and library_rescan.
+    # Left unregistered: photo_add's example imports IMG_3001, library_rescan's the imports folder.
     SeedPhoto("inbox/IMG_3001.jpg", art.river, datetime(2026, 10, 4, 18, 55, tzinfo=LISBON), CANON,
               (41.140600, -8.611000), registered=False),
     SeedPhoto("inbox/IMG_3002.jpg", art.street, datetime(2026, 10, 11, 12, 30, tzinfo=BERLIN), PIXEL, registered=False),
+    SeedPhoto("imports/IMG_3003.jpg", lambda: art.garden(2), datetime(2026, 10, 18, 8, 40, tzinfo=BERLIN), SONY,
+              registered=False),
 ]
 
 # name, description, photos (1-based seed order)

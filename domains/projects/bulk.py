@@ -8,11 +8,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from domains.projects import rules, serialize
-from domains.projects.entities import PERSON, TASK
+from domains.projects import inputs, rules, serialize
+from domains.projects.entities import PERSON, PROJECT, TASK
 from domains.projects.inputs import TaskItem
 from domains.projects.tables import Milestone, Project, Task
-from facade.kit import InvalidRequest, each
+from facade.kit import CallContext, InvalidRequest, Toolset, each
+
+tools = Toolset()
 
 
 def create_tasks(db: Session, project: Project, items: list[TaskItem]) -> dict[str, Any]:
@@ -101,3 +103,47 @@ def duplicate_project(db: Session, source: Project, name: str, include_tasks: bo
         db.add(copied)
     db.flush()
     return {"project": serialize.project(copy), "copied": {"milestones": len(milestones), "tasks": len(tasks)}}
+
+
+@tools.capability("task_move", tier="full", example={"task_id": 9, "project_id": 1, "milestone_id": 2})
+def task_move(ctx: CallContext, args: inputs.TaskMove) -> dict[str, Any]:
+    """Move a task, with its comments and assignees, to another project."""
+    task = TASK.fetch(ctx.db, args.task_id)
+    target = PROJECT.fetch(ctx.db, args.project_id)
+    return {"task": serialize.task(move_task(ctx.db, task, target, args.milestone_id))}
+
+
+@tools.capability(
+    "task_bulk_create",
+    tier="full",
+    example={
+        "project_id": 2,
+        "tasks": [
+            {"title": "Dark mode", "milestone_id": 3},
+            {"title": "Tablet layout", "priority": "low"},
+        ],
+    },
+)
+def task_bulk_create(ctx: CallContext, args: inputs.TaskBulkCreate) -> dict[str, Any]:
+    """Create several tasks in a project, reporting each one's result."""
+    return create_tasks(ctx.db, PROJECT.fetch(ctx.db, args.project_id), args.tasks)
+
+
+@tools.capability(
+    "task_bulk_set_status", tier="full", idempotent=True, example={"task_ids": [7, 9], "status": "in_progress"}
+)
+def task_bulk_set_status(ctx: CallContext, args: inputs.TaskBulkStatus) -> dict[str, Any]:
+    """Set the status of several tasks, reporting each one's result."""
+    return set_status(ctx.db, args.task_ids, args.status)
+
+
+@tools.capability("task_bulk_assign", tier="full", idempotent=True, example={"task_ids": [5, 6], "person_id": 2})
+def task_bulk_assign(ctx: CallContext, args: inputs.TaskBulkAssign) -> dict[str, Any]:
+    """Assign a person to several tasks, reporting each one's result."""
+    return assign(ctx.db, args.task_ids, args.person_id)
+
+
+@tools.capability("task_bulk_delete", tier="full", destructive=True, idempotent=True, example={"task_ids": [15]})
+def task_bulk_delete(ctx: CallContext, args: inputs.TaskBulkDelete) -> dict[str, Any]:
+    """Delete several tasks, reporting each one's result."""
+    return delete(ctx.db, args.task_ids)

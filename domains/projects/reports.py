@@ -11,10 +11,14 @@ from typing import Any, get_args
 from sqlalchemy import ColumnElement, and_, case, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, selectinload
 
-from domains.projects import serialize
+from domains.projects import inputs, serialize
+from domains.projects.entities import PERSON, PROJECT
 from domains.projects.serialize import OPEN_STATUSES
 from domains.projects.tables import Assignment, Comment, Milestone, Person, Priority, Project, Task, TaskStatus
-from facade.kit import contains_text
+from facade.kit import CallContext, Toolset, contains_text
+
+tools = Toolset()
+full_tools = Toolset()  # listed after the bulk tools
 
 Hit = Callable[[Any], dict[str, Any]]
 
@@ -193,3 +197,31 @@ def export(db: Session, project: Project, fmt: str) -> dict[str, Any]:
             "tasks": [{**serialize.task(t), "comments": [serialize.comment(c) for c in t.comments]} for t in tasks],
         }
     return {"project_id": project.id, "format": fmt, "data": data}
+
+
+@tools.capability("search", tier="core", read_only=True, example={"query": "launch"})
+def search_text(ctx: CallContext, args: inputs.Search) -> dict[str, Any]:
+    """Find projects, milestones, tasks and comments containing some text."""
+    return search(ctx.db, args.query, args.kinds, args.limit, args.offset)
+
+
+@full_tools.capability("project_stats", tier="full", read_only=True, example={"project_id": 1})
+def stats(ctx: CallContext, args: inputs.ProjectRef) -> dict[str, Any]:
+    """Count a project's tasks by status, priority, milestone and assignee."""
+    return project_stats(ctx.db, PROJECT.fetch(ctx.db, args.project_id))
+
+
+@full_tools.capability("person_workload", tier="full", read_only=True, example={})
+def person_workload(ctx: CallContext, args: inputs.Workload) -> dict[str, Any]:
+    """Count each person's open and overdue tasks in active projects."""
+    if args.person_id is not None:
+        people = [PERSON.fetch(ctx.db, args.person_id)]
+    else:
+        people = list(ctx.db.scalars(select(Person).order_by(Person.id)))
+    return workload(ctx.db, people)
+
+
+@full_tools.capability("project_export", tier="full", read_only=True, example={"project_id": 1})
+def project_export(ctx: CallContext, args: inputs.ProjectExport) -> dict[str, Any]:
+    """Export a project with its milestones, tasks and comments as JSON or CSV."""
+    return export(ctx.db, PROJECT.fetch(ctx.db, args.project_id), args.format)

@@ -20,6 +20,7 @@ PEOPLE = [
     ("Grace Hopper", "grace@example.com"),
     ("Alan Turing", "alan@example.com"),
     ("Katherine Johnson", "katherine@example.com"),
+    ("Hedy Lamarr", "hedy@example.com"),  # assigned nothing: person_delete's example
 ]
 
 # name, description, status, archived
@@ -28,6 +29,8 @@ PROJECTS = [
     ("Mobile app 2.0", "Offline-first rewrite of the notes app.", "active", False),
     ("Office move", "Move the Berlin team to a bigger office.", "on_hold", False),
     ("2025 annual report", "Figures, narrative and print run of the 2025 report.", "completed", True),
+    ("Intranet wiki", "Replace the old wiki; dropped in favour of the new CMS.", "on_hold", False),  # project_delete's
+    ("Housekeeping", "Small chores that belong to no bigger project.", "active", False),
 ]
 
 # project (1-based), name, due date, status
@@ -55,6 +58,9 @@ TASKS: list[TaskRow] = [
     (3, 4, "Get quotes from movers", "todo", "low", date(2027, 1, 20), []),
     (4, 5, "Collect figures from finance", "done", "high", date(2026, 2, 28), [2]),
     (4, 5, "Send to print", "done", "medium", date(2026, 3, 25), [1]),
+    # For task_delete's and task_bulk_delete's examples alone.
+    (6, None, "Retire the old sitemap generator", "todo", "low", None, []),
+    (6, None, "Spike: dark mode", "cancelled", "low", None, []),
 ]
 
 # task (1-based), author, body

@@ -10,12 +10,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domains.services import processes
-from domains.services.capabilities import domain
 from domains.services.inputs import PortFilter, ProcessArgs, ProcessFilter
 from domains.services.tables import Service
-from facade.kit import CallContext, NotFound
+from facade.kit import CallContext, NotFound, Toolset
 
 Result = dict[str, Any]
+tools = Toolset()
 
 
 def _services_by_pid(db: Session) -> dict[int, str]:
@@ -24,7 +24,7 @@ def _services_by_pid(db: Session) -> dict[int, str]:
     return {pid: name for pid, name in rows if pid is not None}
 
 
-@domain.capability("process_list", read_only=True, example={"limit": 20})
+@tools.capability("process_list", read_only=True, example={"limit": 20})
 def process_list(ctx: CallContext, args: ProcessFilter) -> Result:
     """List the processes running on this machine, optionally by name or user."""
     owners = _services_by_pid(ctx.db)
@@ -40,7 +40,7 @@ def process_list(ctx: CallContext, args: ProcessFilter) -> Result:
     return {"processes": rows[args.offset : args.offset + args.limit], "total": len(rows)}
 
 
-@domain.capability("process_inspect", read_only=True, example={"pid": 1})
+@tools.capability("process_inspect", read_only=True, example={"pid": 1})
 def process_inspect(ctx: CallContext, args: ProcessArgs) -> Result:
     """Show one process in detail: command, folder, parent, children, CPU, memory, files, sockets."""
     try:
@@ -53,7 +53,7 @@ def process_inspect(ctx: CallContext, args: ProcessArgs) -> Result:
 
 # Full although a list: a machine-wide socket scan is for diagnosis, and each service's own port
 # is already checked by services.service_status.
-@domain.capability("port_list", tier="full", read_only=True, example={})
+@tools.capability("port_list", tier="full", read_only=True, example={})
 def port_list(ctx: CallContext, args: PortFilter) -> Result:
     """List the TCP ports listening on this machine and the processes behind them."""
     found, complete = processes.listening()

@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import Field
 
-from domains.skills.capabilities import domain
-from facade.kit import CallContext, Conflict, Input, InvalidRequest
+from facade.kit import Approval, CallContext, Conflict, Input, InvalidRequest, Toolset
+
+tools = Toolset()
 
 
 class Elevate(Input):
@@ -30,14 +31,20 @@ def check_elevate(ctx: CallContext, args: Elevate) -> None:
 
 
 # Core although `elevate` is no CRUD verb: it is how an agent in core mode reaches the rest.
-@domain.capability("elevate", tier="core", approval=2, precheck=check_elevate, example={"domain": "skills", "reason": "The user wants the full details of a tool."})
+@tools.capability(
+    "elevate",
+    tier="core",
+    approval=Approval.OPERATOR,
+    precheck=check_elevate,
+    example={"domain": "skills", "reason": "The user wants the full details of a tool."},
+)
 def elevate(ctx: CallContext, args: Elevate) -> dict[str, Any]:
     """Ask an operator to switch one of your apps to full mode for this conversation."""
     until = ctx.facade.grant_elevation(args.domain)
     return {"app": args.domain, "mode": "full", "until": dt.datetime.fromtimestamp(until, dt.UTC).isoformat()}
 
 
-@domain.capability("card_status", read_only=True, example={"card_id": 1})
+@tools.capability("card_status", read_only=True, example={"card_id": 1})
 def card_status(ctx: CallContext, args: CardId) -> dict[str, Any]:
     """Tell the state of one of this conversation's approval requests, and its result once run."""
     return {"card": ctx.facade.card(args.card_id)}

@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
+import anyio
+
 from facade.access.audit import Audit
 from facade.kit.capability import Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, STATUSES, Card, CardStore
@@ -21,13 +23,18 @@ Runner = Callable[[Card], Awaitable[dict[str, Any]]]
 
 
 class Approvals:
-    """Cards and decisions. `runner` executes an approved card's call (facade/serving/calls.py)."""
+    """Cards and decisions. `runner` executes an approved card's call: `Calls` builds its
+    `Approvals` with its own `run_approved` (facade/serving/calls.py).
 
-    def __init__(self, cards: CardStore, audit: Audit, *, card_ttl: float = DEFAULT_CARD_TTL_SECONDS) -> None:
+    Every method but `approve` does I/O (the card store, the audit log) and is synchronous:
+    an async caller runs it in a worker thread. `approve` does its own I/O in one.
+    """
+
+    def __init__(self, cards: CardStore, audit: Audit, runner: Runner, *, card_ttl: float = DEFAULT_CARD_TTL_SECONDS) -> None:
         self.cards = cards
         self.audit = audit
+        self.runner = runner
         self.card_ttl = card_ttl
-        self.runner: Runner | None = None
 
     def hold(self, capability: Capability, arguments: dict[str, Any], agent: str, conversation: str) -> tuple[Card, bool]:
         """A pending card for the call; the same call already pending in this conversation is
@@ -81,16 +88,20 @@ class Approvals:
         return card.current(time.time())
 
     async def approve(self, card_id: int, actor: str, reason: str = "") -> Card:
-        card = self._decide(card_id, "approved", actor, reason)
-        assert self.runner is not None, "Approvals.runner is set by build_core"
+        """Decide the card approved, run its call, keep the outcome on the card."""
+        card = await anyio.to_thread.run_sync(self._decide, card_id, "approved", actor, reason)
         outcome = await self.runner(card)
         done = replace(card, outcome=outcome)
+        await anyio.to_thread.run_sync(self._ran, done, actor)
+        return done
+
+    def _ran(self, done: Card, actor: str) -> None:
+        outcome = done.outcome or {}
         self.cards.put(done)
         self.audit.record(
-            actor=actor, action="ran" if outcome.get("ok") else "failed", subject=_subject(card),
-            reason=outcome.get("error", ""), card_id=card.id, agent=card.agent, conversation=card.conversation,
+            actor=actor, action="ran" if outcome.get("ok") else "failed", subject=_subject(done),
+            reason=outcome.get("error", ""), card_id=done.id, agent=done.agent, conversation=done.conversation,
         )
-        return done
 
     def deny(self, card_id: int, actor: str, reason: str = "") -> Card:
         return self._decide(card_id, "denied", actor, reason)

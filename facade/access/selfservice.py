@@ -14,7 +14,7 @@ from facade.kit.capability import Capability
 from facade.access.elevation import DEFAULT_TTL_SECONDS
 from facade.errors import Forbidden, InvalidRequest
 from facade.catalogue.schema import announced_tool
-from facade.catalogue.views import Views
+from facade.catalogue.views import View, Views
 
 
 class AgentSelfService:
@@ -40,10 +40,18 @@ class AgentSelfService:
         self.approvals = approvals
         self.on_granted = on_granted
         self.elevation_ttl = elevation_ttl
+        self._view: View | None = None
+
+    def view(self) -> View:
+        """The caller's view, read once per call (a search asks about every tool; over Redis each
+        read is a round trip) and again after this call granted an elevation."""
+        if self._view is None:
+            self._view = self.views.view(self.agent, self.conversation)
+        return self._view
 
     def apps(self) -> list[dict[str, Any]]:
         rows = []
-        for app in self.views.apps(self.agent, self.conversation):
+        for app in self.view().apps:
             tiers = [c.tier for c in app.domain.capabilities]
             rows.append(
                 {
@@ -61,8 +69,7 @@ class AgentSelfService:
         return [c for c in self.views.registry if c.domain in self.agent.apps]
 
     def visible(self, name: str) -> bool:
-        capability = self.views.registry.get(name)
-        return capability is not None and self.views.allows(self.agent, self.conversation, capability)
+        return self.view().resolve(name) is not None
 
     def describe(self, name: str) -> dict[str, Any] | None:
         capability = self.views.registry.get(name)
@@ -78,6 +85,7 @@ class AgentSelfService:
         if domain not in self.agent.apps:
             raise InvalidRequest(f"{domain} is not one of your apps")
         self.views.elevations.grant(self.agent.name, self.conversation, domain, self.elevation_ttl)
+        self._view = None
         self.on_granted(self.agent.name, self.conversation)
         return time.time() + self.elevation_ttl
 

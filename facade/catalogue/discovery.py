@@ -22,7 +22,7 @@ import structlog
 from facade.catalogue.registry import Registry
 from facade.errors import RegistryError
 from facade.kit.capability import Capability
-from facade.kit.domain import Domain, tier_for
+from facade.kit.domain import Domain
 
 ENTRY_POINT_GROUP = "facade.domains"
 BUNDLED_PACKAGE = "domains"
@@ -51,25 +51,14 @@ def discover(extra_modules: list[str] | None = None, *, bundled: bool = True) ->
         registry.add_domain(domain)
         if not source.first_party:
             for capability in domain.capabilities:
-                inferred = _tier_inferred(capability)
-                if inferred is not False:
-                    _warn_inferred(registry, capability, source.label, certain=inferred is True)
+                if capability.tier_inferred:
+                    _warn_inferred(registry, capability, source.label)
     return registry
 
 
-def _tier_inferred(capability: Capability) -> bool | None:
-    """True when the kit gave the tier rather than the author; None when it cannot say. Until
-    the kit records it (`Capability.tier_inferred`), a tier equal to the one the action implies
-    is treated as inferred: it may have been declared, but a rename would move it all the same."""
-    recorded = getattr(capability, "tier_inferred", None)
-    if recorded is not None:
-        return bool(recorded)
-    return None if capability.tier == tier_for(capability.action) else False
-
-
-def _warn_inferred(registry: Registry, capability: Capability, source: str, certain: bool) -> None:
+def _warn_inferred(registry: Registry, capability: Capability, source: str) -> None:
     log.warning("tier_inferred", capability=capability.name, tier=capability.tier, source=source)
-    how = "inferred from its action name" if certain else "the one its action name implies (inferred, or declared the same)"
+    how = "inferred from its action name"
     registry.warnings.append(
         f"tier: {capability.name} from {source} is {capability.tier!r}, {how}; a third-party domain "
         "declares every tier explicitly (tier='core' or tier='full') so that a rename cannot move it "

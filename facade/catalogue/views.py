@@ -1,19 +1,24 @@
 """Views: which capabilities an agent sees and may call in a conversation.
 
-Both questions go through `effective_modes` and `is_visible` (facade/catalogue/modes.py), so what is
-listed and what is enforced can never disagree.
+A `View` is one object for both questions: `tools/list` serves `view.served`, and `tools/call`
+finds its capability with `view.resolve(name)`, so a tool outside the view is simply not found.
+Both come from one reading of `effective_modes` (facade/catalogue/modes.py) and one filter by
+`is_visible`, so what is listed and what is enforced can never disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from facade.catalogue.agents import Agent
+from facade.catalogue.modes import Elevated, effective_modes, is_visible
+from facade.catalogue.registry import Registry
+from facade.catalogue.served import Served, ServedCatalogues
 from facade.kit.capability import Capability, Mode
 from facade.kit.domain import Domain
-from facade.catalogue.modes import Elevated, effective_mode, effective_modes, is_visible
-from facade.catalogue.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,43 +30,93 @@ class App:
     tools: tuple[Capability, ...]
 
 
-class Views:
-    """Per-agent views over the registry; a view is cached by the modes that produced it."""
+@dataclass(frozen=True, eq=False)
+class View:
+    """What one agent lists and may call under one set of modes. Shared, read-only, by every
+    conversation whose modes are the same (the cache key), so it names no conversation.
 
-    def __init__(self, registry: Registry, agents: Mapping[str, Agent], elevations: Elevated) -> None:
+    Attributes:
+        agent: whose view it is.
+        modes: the mode of each of the agent's apps, in registry order.
+        tools: the visible capabilities, in registry order (iterating the view yields them).
+        apps: the tools grouped by app, with the mode that chose them.
+    """
+
+    agent: Agent
+    modes: Mapping[str, Mode]
+    tools: tuple[Capability, ...]
+    apps: tuple[App, ...]
+    _by_name: dict[str, Capability] = field(repr=False)
+    _catalogues: Callable[[], ServedCatalogues] = field(repr=False)
+
+    def resolve(self, name: str) -> Capability | None:
+        """The capability `name` names, if this view shows it; anything else is not found."""
+        return self._by_name.get(name)
+
+    @cached_property
+    def served(self) -> Served:
+        """The announced tools of this view, with their wire form per era (cached)."""
+        return self._catalogues().serve(self.tools)
+
+    def __iter__(self) -> Iterator[Capability]:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+
+class Views:
+    """Per-agent views over the registry; a view is cached by the modes that produced it.
+
+    `served` is the server's announced-tool cache; without one (a report, a test) it is built
+    on first use of a view's `served`.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        agents: Mapping[str, Agent],
+        elevations: Elevated,
+        served: ServedCatalogues | None = None,
+    ) -> None:
         self.registry = registry
         self.agents = agents
         self.elevations = elevations
-        self._cache: dict[tuple[str, tuple[tuple[str, Mode], ...]], tuple[Capability, ...]] = {}
+        self._served = served
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, tuple[tuple[str, Mode], ...]], View] = {}
+
+    def catalogues(self) -> ServedCatalogues:
+        if self._served is None:
+            with self._lock:
+                if self._served is None:
+                    self._served = ServedCatalogues(self.registry)
+        return self._served
 
     def modes(self, agent: Agent, conversation: str | None) -> dict[str, Mode]:
-        """The mode of each domain in the agent's `[apps]`, in registry order."""
+        """The mode of each domain in the agent's `[apps]`, in registry order. Reads the
+        conversation's elevations (over Redis, a round trip): call it off the event loop."""
         domains = [d for name, d in self.registry.domains.items() if name in agent.apps]
         return effective_modes(agent, domains, conversation, self.elevations)
 
-    def view(self, agent: Agent, conversation: str | None) -> tuple[Capability, ...]:
-        return self._view(agent, self.modes(agent, conversation))
-
-    def apps(self, agent: Agent, conversation: str | None) -> list[App]:
-        """The agent's apps with their modes and visible tools, from one reading of the modes
-        (a view and its modes read apart could straddle an elevation)."""
+    def view(self, agent: Agent, conversation: str | None) -> View:
+        """The agent's view in the conversation, from one reading of its modes (a view and
+        modes read apart could straddle an elevation). Call it off the event loop."""
         modes = self.modes(agent, conversation)
-        shown: dict[str, list[Capability]] = {name: [] for name in modes}
-        for capability in self._view(agent, modes):
-            shown[capability.domain].append(capability)
-        domains = self.registry.domains
-        return [App(domains[name], mode, tuple(shown[name])) for name, mode in modes.items()]
-
-    def _view(self, agent: Agent, modes: dict[str, Mode]) -> tuple[Capability, ...]:
         key = (agent.name, tuple(modes.items()))
         cached = self._cache.get(key)
         if cached is None:
-            cached = tuple(c for c in self.registry if c.domain in modes and is_visible(agent, c, modes[c.domain]))
-            self._cache[key] = cached
+            cached = self._cache.setdefault(key, self._build(agent, modes))
         return cached
 
-    def allows(self, agent: Agent, conversation: str | None, capability: Capability) -> bool:
-        domain = self.registry.domain(capability.domain)
-        if domain is None or capability.domain not in agent.apps:
-            return False
-        return is_visible(agent, capability, effective_mode(agent, domain, conversation, self.elevations))
+    def apps(self, agent: Agent, conversation: str | None) -> tuple[App, ...]:
+        return self.view(agent, conversation).apps
+
+    def _build(self, agent: Agent, modes: dict[str, Mode]) -> View:
+        tools = tuple(c for c in self.registry if c.domain in modes and is_visible(agent, c, modes[c.domain]))
+        shown: dict[str, list[Capability]] = {name: [] for name in modes}
+        for capability in tools:
+            shown[capability.domain].append(capability)
+        domains = self.registry.domains
+        apps = tuple(App(domains[name], mode, tuple(shown[name])) for name, mode in modes.items())
+        return View(agent, dict(modes), tools, apps, {c.name: c for c in tools}, self.catalogues)

@@ -76,11 +76,13 @@ def serve(
 @app.command()
 @friendly
 def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this connection is.")]) -> None:
-    """Serve MCP over stdin/stdout as one agent (for desktop clients)."""
+    """Serve MCP over stdin/stdout as one agent (for desktop clients). Elevation and other
+    approval-2 calls need FACADE_REDIS_URL, so that an operator decides them on `facade serve`."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     from facade.reports.inventory import agent_of
+    from facade.serving.lifecycle import serving
     from facade.serving.service import build_service, prepare_database
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
@@ -88,16 +90,14 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
 
     settings = _settings()
     configure_logging(True if settings.log_json is None else settings.log_json)
-    service = build_service(settings)
+    service = build_service(settings, transport="stdio")
     agent = agent_of(service, agent).name
     prepare_database(service)
     fanout = Fanout()
     server = build_mcp_server(service, fanout, fixed_agent=agent)
 
     async def run() -> None:
-        fanout.start()
-        service.changes.subscribe(fanout.changed)
-        async with stdio_server() as (read, write):
+        async with serving(service, fanout), stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
@@ -168,7 +168,7 @@ def budget(
     from facade.serving.service import build_service
 
     service = build_service(_settings())
-    report = agent_budget(service.views, service.served, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
+    report = agent_budget(service.views, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
     typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
 
 

@@ -3,7 +3,7 @@ domain may import. Dependencies point inward; the MCP, web and CLI layers stay o
 
 from facade.kit import records
 from facade.kit.bulk import each
-from facade.kit.capability import Annotations, CallContext, Capability, Input, Mode, Tier
+from facade.kit.capability import Annotations, Approval, CallContext, Capability, Input, Mode, Tier
 from facade.kit.date_ranges import within_days
 from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, one_of, updated_column, utcnow
 from facade.kit.demo_files import pixel_png
@@ -13,9 +13,11 @@ from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotF
 from facade.kit.records import Entity, Id, Page, contains_text, values_of
 from facade.kit.sandbox import Sandbox, within
 from facade.kit.tags import TagName, Tags
+from facade.kit.toolset import Toolset
 
 __all__ = [
     "Annotations",
+    "Approval",
     "Base",
     "CallContext",
     "Capability",
@@ -35,6 +37,7 @@ __all__ = [
     "TagName",
     "Tags",
     "Tier",
+    "Toolset",
     "UTCDateTime",
     "Unavailable",
     "contains_text",

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
 Tier = Literal["core", "full"]
 Mode = Literal["core", "full"]
 TIERS: tuple[Tier, ...] = ("core", "full")
+
+
+class Approval(IntEnum):
+    """Who must agree before a capability runs. An int, so a declaration may still say 0, 1 or
+    2 and `_meta["facade/approval"]` carries the same number on the wire."""
+
+    NONE = 0
+    """Runs when called."""
+    HOST = 1
+    """The host asks its user first."""
+    OPERATOR = 2
+    """Held as a card until an operator approves it."""
+
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
 DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
@@ -125,10 +139,11 @@ class Capability:
         parsed_model: `input_model` plus the identity fields; what a call is validated against.
         handler: `(ctx, args) -> result`, sync (run in a worker thread) or async.
         tier: `core` (CRUD and essential reads) or `full` (advanced and rare).
-        approval: 0 none, 1 the host asks its user, 2 an operator approves a card.
+        approval: `Approval.NONE` (0), `HOST` (1, the host asks its user) or `OPERATOR` (2, an
+            operator approves a card).
         annotations: MCP hints.
-        example: arguments that succeed against the seeded demo data when the registry is
-            walked in order; the test that executes every capability uses them.
+        example: arguments that succeed against the freshly seeded demo data whichever other
+            examples ran before (in any order); the tests that execute every capability use them.
         precheck: for an approval-2 capability, refuses a call before a card is made for it
             (so an operator is never asked about a call that could not run).
     """
@@ -139,11 +154,14 @@ class Capability:
     parsed_model: type[BaseModel]
     handler: Handler
     tier: Tier = "core"
-    approval: int = 0
+    approval: Approval = Approval.NONE
     annotations: Annotations = field(default_factory=Annotations)
     example: dict[str, Any] | None = None
     precheck: Precheck | None = None
     is_async: bool = False
+    # True when no tier was declared and the domain gave the one its action name implies
+    # (`facade.kit.domain.tier_for`): the catalogue warns about those of third-party domains.
+    tier_inferred: bool = False
 
     @property
     def domain(self) -> str:
@@ -172,17 +190,21 @@ def make_capability(
     description: str | None = None,
     input_model: type[Input] | None = None,
     tier: str = "core",
-    approval: int = 0,
+    approval: int = Approval.NONE,
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool | None = None,
     example: dict[str, Any] | None = None,
     precheck: Precheck | None = None,
+    reads: Iterable[str] = (),
+    tier_inferred: bool = False,
 ) -> Capability:
     """Build a capability, checking everything a declaration can get wrong.
 
     The description defaults to the handler's docstring and the input model to the annotation
     of its second parameter; a read-only capability is idempotent unless told otherwise.
+    `reads` names input fields a shared handler relies on, so that a model lacking one is
+    refused here rather than at the first call.
     """
     where = f"capability {name!r}"
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -205,6 +227,11 @@ def make_capability(
             f"{where}: the input model declares {', '.join(declared)}; identity fields are added "
             "by the kit, remove them from the model"
         )
+    missing = [f for f in reads if f not in model.model_fields]
+    if missing:
+        raise RegistryError(
+            f"{where}: its input model {model.__name__} lacks {', '.join(missing)}, which its handler reads"
+        )
     _check_signature(where, handler)
     if example is not None:
         try:
@@ -213,9 +240,9 @@ def make_capability(
             raise RegistryError(f"{where}: its example does not validate: {exc}") from None
     if tier not in TIERS:
         raise RegistryError(f"{where}: tier must be 'core' or 'full', got {tier!r}")
-    if approval not in (0, 1, 2):
-        raise RegistryError(f"{where}: approval must be 0, 1 or 2, got {approval!r}")
-    if precheck is not None and approval != 2:
+    if isinstance(approval, bool) or approval not in tuple(Approval):
+        raise RegistryError(f"{where}: approval must be 0, 1 or 2 (an Approval), got {approval!r}")
+    if precheck is not None and approval != Approval.OPERATOR:
         raise RegistryError(f"{where}: a precheck runs before an operator's approval; give it approval=2")
     return Capability(
         name=name,
@@ -224,7 +251,7 @@ def make_capability(
         parsed_model=parsed_model_for(model),
         handler=handler,
         tier=tier,  # type: ignore[arg-type]
-        approval=approval,
+        approval=Approval(approval),
         annotations=Annotations(
             read_only=read_only,
             destructive=destructive,
@@ -233,6 +260,7 @@ def make_capability(
         example=example,
         precheck=precheck,
         is_async=inspect.iscoroutinefunction(handler),
+        tier_inferred=tier_inferred,
     )
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from facade.kit.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tier, make_capability
 from facade.errors import RegistryError
+from facade.kit.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tier, make_capability
+from facade.kit.toolset import Declarer, Toolset
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -44,7 +45,7 @@ def tier_for(action: str) -> Tier:
 
 
 @dataclass
-class Domain:
+class Domain(Declarer):
     """What a domain module exposes as `domain`.
 
     Attributes:
@@ -54,6 +55,8 @@ class Domain:
             infrastructure domains use `core`, the others `full`.
         migrations: the folder of this domain's Alembic revisions (a branch labelled `name`).
         seed: fills an empty database with a small demo data set; must be idempotent.
+        toolsets: the domain's concept modules' toolsets; their capabilities come first, in
+            this order (the listing order), before any added with `add` or `capability`.
     """
 
     name: str
@@ -61,6 +64,7 @@ class Domain:
     default_mode: Mode = "full"
     migrations: Path | None = None
     seed: Seed | None = None
+    toolsets: Sequence[Toolset] = ()
     capabilities: list[Capability] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -68,22 +72,16 @@ class Domain:
             raise RegistryError(f"domain {self.name!r}: a domain name is lowercase letters, digits and '_'")
         if self.default_mode not in ("core", "full"):
             raise RegistryError(f"domain {self.name!r}: default_mode must be 'core' or 'full'")
+        for toolset in self.toolsets:
+            for declared in toolset.declarations:
+                self.add(declared.action, declared.handler, **declared.options)
 
     def add(self, action: str, handler: Handler, **options: Any) -> Capability:
         """Declare `<domain>.<action>`; options as in `make_capability`, the tier by default
         from `tier_for`."""
         if options.get("tier") is None:
             options["tier"] = tier_for(action)
+            options["tier_inferred"] = True
         cap = make_capability(f"{self.name}.{action}", handler, **options)
         self.capabilities.append(cap)
         return cap
-
-    def capability(self, action: str, **options: Any) -> Callable[[Handler], Handler]:
-        """Decorator form of `add`: the docstring is the description, the second parameter's
-        annotation the input model."""
-
-        def register(handler: Handler) -> Handler:
-            self.add(action, handler, **options)
-            return handler
-
-        return register

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import LoaderOption
 
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input
-from facade.kit.domain import Domain
+from facade.kit.toolset import Declarer
 from facade.errors import Conflict, InvalidRequest, NotFound
 
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def flush(db: Session, what: str) -> None:
 
 
 def add_create(
-    domain: Domain,
+    into: Declarer,
     entity: Entity[Any],
     model: type[Input],
     *,
@@ -142,7 +142,7 @@ def add_create(
         flush(ctx.db, f"the new {entity.name}")
         return {entity.name: entity.render(record)}
 
-    domain.add(
+    into.add(
         f"{entity.name}_create",
         create,
         input_model=model,
@@ -152,11 +152,11 @@ def add_create(
     )
 
 
-def add_get(domain: Domain, entity: Entity[Any], *, example_id: int, **options: Any) -> None:
+def add_get(into: Declarer, entity: Entity[Any], *, example_id: int, **options: Any) -> None:
     def get(ctx: CallContext, args: Any) -> dict[str, Any]:
         return {entity.name: entity.render(entity.fetch(ctx.db, getattr(args, entity.id_field)))}
 
-    domain.add(
+    into.add(
         f"{entity.name}_get",
         get,
         input_model=id_model(entity, "Get"),
@@ -168,7 +168,7 @@ def add_get(domain: Domain, entity: Entity[Any], *, example_id: int, **options: 
 
 
 def add_list(
-    domain: Domain,
+    into: Declarer,
     entity: Entity[Any],
     filters: type[Page] = Page,
     *,
@@ -205,7 +205,7 @@ def add_list(
         )
         return {entity.plural: [entity.render(row) for row in rows], "total": total}
 
-    domain.add(
+    into.add(
         f"{entity.name}_list",
         list_,
         input_model=filters,
@@ -217,7 +217,7 @@ def add_list(
 
 
 def add_update(
-    domain: Domain,
+    into: Declarer,
     entity: Entity[Any],
     model: type[Input],
     *,
@@ -248,7 +248,7 @@ def add_update(
         flush(db, f"{entity.name} {record.id}")
         return {entity.name: entity.render(record)}
 
-    domain.add(
+    into.add(
         f"{entity.name}_update",
         update,
         input_model=model,
@@ -260,7 +260,7 @@ def add_update(
 
 
 def add_delete(
-    domain: Domain,
+    into: Declarer,
     entity: Entity[Any],
     *,
     example_id: int,
@@ -281,7 +281,7 @@ def add_delete(
         flush(db, f"deleting {entity.name} {record_id}")
         return {"deleted": {entity.id_field: record_id}, **extra}
 
-    domain.add(
+    into.add(
         f"{entity.name}_delete",
         delete,
         input_model=id_model(entity, "Delete"),

@@ -17,8 +17,8 @@ from pydantic import AfterValidator, Field
 from sqlalchemy import func, select
 
 from facade.kit.capability import CallContext, Handler, Input
-from facade.kit.domain import Domain
-from facade.errors import NotFound, RegistryError
+from facade.kit.toolset import Declarer
+from facade.errors import NotFound
 from facade.kit.records import Entity
 
 T = TypeVar("T")
@@ -60,7 +60,7 @@ class Tags(Generic[T]):
         return added
 
     def add_capabilities(
-        self, domain: Domain, *, tag_add: Declared, tag_remove: Declared, tag_list: Declared, tag_bulk_add: Declared
+        self, into: Declarer, *, tag_add: Declared, tag_remove: Declared, tag_list: Declared, tag_bulk_add: Declared
     ) -> None:
         """Declare `tag_add`, `tag_remove`, `tag_list` and `tag_bulk_add`, in that order, each
         with the domain's input model and example."""
@@ -112,13 +112,7 @@ class Tags(Generic[T]):
             action: str, handler: Handler, declared: Declared, description: str, reads: tuple[str, ...], **hints: bool
         ) -> None:
             model, example = declared
-            missing = [f for f in reads if f not in model.model_fields]
-            if missing:
-                raise RegistryError(
-                    f"capability '{domain.name}.{action}': its input model {model.__name__} lacks "
-                    f"{', '.join(missing)}, which the kit's tag capabilities read"
-                )
-            domain.add(action, handler, input_model=model, description=description, example=example, **hints)
+            into.add(action, handler, input_model=model, description=description, example=example, reads=reads, **hints)
 
         article = "an" if noun[0] in "aeiou" else "a"
         declare("tag_add", add, tag_add, f"Add tags to {article} {noun}.", (id_field, "tags"), idempotent=True)

@@ -1,6 +1,6 @@
 """`notifications/tools/list_changed` for every session of one (agent, conversation), in both
 protocol eras: handshake-era sessions on their standalone stream, 2026-07-28 clients on their
-`subscriptions/listen` streams. Fed by the core's change feed (facade/access/changes.py)."""
+`subscriptions/listen` streams. Fed by the service's change feed (facade/access/changes.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The MCP face of the core: a low-level SDK `Server` whose handlers resolve the caller, list
+"""The MCP face of the service: a low-level SDK `Server` whose handlers resolve the caller, list
 its view and run its calls. Shared by streamable HTTP (both protocol eras) and stdio."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -17,7 +18,8 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
-from facade.serving.calls import CallRequest, Outcome
+from facade.serving.calls import CallRequest
+from facade.serving.outcomes import Outcome
 from facade.serving.service import Service
 from facade.errors import IdentityError
 from facade.mcp.fanout import Fanout
@@ -76,7 +78,7 @@ class FacadeServer(Server[Any]):
 
 
 def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
-    """The server for `core`. With `fixed_agent` (stdio) the connection is that agent, and its
+    """The server for `service`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
     conversation's sessions so that an elevation reaches them as `list_changed`."""
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
@@ -102,16 +104,20 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
-        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
-            served = service.served.serve(service.registry)
-        else:
-            served = service.served.serve(service.views.view(service.agents[agent_name], conversation))
-        service.trace.served(
-            served, agent=agent_name, conversation=conversation, era=ctx.protocol_version, runtime=agent_name is None
-        )
+        served = await anyio.to_thread.run_sync(listing, agent_name, conversation, ctx.protocol_version)
         remember(ctx, session_id, agent_name, conversation)
         _listed.set(served)
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array
+
+    def listing(agent_name: str | None, conversation: str | None, era: str) -> Served:
+        """In a worker thread: the view reads the conversation's elevations (a Redis round trip),
+        a view's first listing in an era serializes its array, and the trace appends to its file."""
+        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
+            served = service.served.serve(service.registry)
+        else:
+            served = service.views.view(service.agents[agent_name], conversation).served
+        service.trace.served(served, agent=agent_name, conversation=conversation, era=era, runtime=agent_name is None)
+        return served
 
     def remember(ctx: ServerRequestContext[Any], session_id: str | None, agent: str | None, conversation: str | None) -> None:
         if agent is not None and conversation is not None and session_id is not None:

@@ -17,7 +17,7 @@ from mcp_types import LATEST_PROTOCOL_VERSION
 
 from facade.catalogue.agents import Agent
 from facade.catalogue.schema import compact_json
-from facade.catalogue.served import ServedCatalogues, Wire
+from facade.catalogue.served import Wire
 from facade.catalogue.views import Views
 from facade.tokencount import bundled_name, count, count_parts
 
@@ -31,7 +31,6 @@ SERVED_ERA = LATEST_PROTOCOL_VERSION
 
 def agent_budget(
     views: Views,
-    served: ServedCatalogues,
     agent: Agent,
     conversation: str | None,
     *,
@@ -58,8 +57,9 @@ def agent_budget(
     if missing:
         notes.append(f"missing workspace files count 0: {', '.join(missing)}")
 
-    shown = views.apps(agent, conversation)
-    wire = served.serve([c for app in shown for c in app.tools]).wire(SERVED_ERA)
+    view = views.view(agent, conversation)
+    shown = view.apps
+    wire = view.served.wire(SERVED_ERA)
     parts = domain_parts(wire, [len(app.tools) for app in shown])
     counted, shares = count_parts(parts or [wire.json], tokenizer, "json")
     apps = [

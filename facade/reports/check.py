@@ -201,17 +201,17 @@ def _agreement(service: Service, report: CheckReport) -> None:
 def agreement_problem(service: Service, views: Views, agent_name: str, conversation: str) -> str | None:
     """Why the surfaces disagree for (agent, conversation), or None when they agree."""
     agent = views.agents[agent_name]
-    listed = [c.name for c in views.view(agent, conversation)]
-    callable_ = [c.name for c in service.registry if views.allows(agent, conversation, c)]
-    if listed != callable_:
-        return f"tools/list shows {sorted(set(listed) ^ set(callable_))} differently from tools/call"
+    # tools/list and tools/call read one View (listing its tools, resolving names in them), so
+    # they cannot disagree; what can is every surface computed beside it.
+    view = views.view(agent, conversation)
+    listed = [c.name for c in view]
     denied = deny_names(views, agent, conversation)
     allowed = [runtime_tool_name("facade", n) for n in listed]
     everything = [runtime_tool_name("facade", c.name) for c in service.registry]
     if set(denied) & set(allowed) or sorted(denied + allowed) != sorted(everything):
         return "deny-list + visible list is not exactly the whole catalogue"
     text = render_tools_md(views, agent, conversation, service.settings.tools_template)
-    for name, mode in views.modes(agent, conversation).items():
+    for name, mode in view.modes.items():
         if f"**{name}** ({mode})" not in text:
             return f"TOOLS.md does not show {name} in {mode} mode"
     return None
@@ -223,7 +223,7 @@ def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
     for name in sorted(set(budget.agents) - set(service.agents)):
         report.problems.append(f"budget: the budget file names agent {name}, which does not exist")
     for agent in service.agents.values():
-        served = service.served.serve(service.views.view(agent, None))
+        served = service.views.view(agent, None).served
         tokenizer = bundled_name(agent.tokenizer) or DEFAULT_TOKENIZER
         row = AgentRow(
             agent.name, tokenizer, len(served.names), served.bytes, count_exact(served.json, tokenizer), budget.agents.get(agent.name)

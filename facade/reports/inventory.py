@@ -23,7 +23,7 @@ def catalogue_report(service: Service, agent_name: str | None = None, conversati
     }
     if agent_name is not None:
         agent = agent_of(service, agent_name)
-        would = service.served.serve(service.views.view(agent, conversation))
+        would = service.views.view(agent, conversation).served
         event = last_served(service.settings.effective_trace_path, agent.name, conversation)
         served = None
         if event is not None:

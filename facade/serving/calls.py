@@ -1,15 +1,14 @@
-"""Running one tool call: identity, enforcement, validation, the handler, the outcome.
+"""Running one tool call: identity, enforcement, validation, the handler.
 
 Transport-agnostic: the MCP layer (HTTP and stdio) turns a request into a `CallRequest` and an
-`Outcome` into a `CallToolResult`. Every failure becomes an `Outcome` whose message says what to
-change; nothing here raises into the transport.
+`Outcome` (facade/serving/outcomes.py) into a `CallToolResult`. Every failure becomes an
+`Outcome` whose message says what to change; nothing here raises into the transport.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,21 +16,22 @@ from typing import Any
 import anyio
 import structlog
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
 
 from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals
+from facade.access.audit import Audit
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
-from facade.access.cards import Card
+from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, Card, CardStore
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import DomainError, IdentityError, Unavailable
+from facade.errors import IdentityError, Unavailable
 from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
+from facade.serving.outcomes import Outcome, as_structured, explain_validation, failed, unknown_tool_message
 
 log = structlog.get_logger("facade.serving.calls")
 # How many times an idempotent capability that lost a race to a concurrent call is run again.
@@ -55,48 +55,37 @@ class CallRequest:
     fixed_agent: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a call produced: `data` on success, else `error` (a message for the model)."""
-
-    status: str
-    data: dict[str, Any] | None = None
-    error: str | None = None
-    agent: str | None = None
-    conversation: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status in ("ok", "held")
-
-
-def unknown_tool_message(name: str) -> str:
-    # A tool outside the caller's view gets exactly this text too: the facade does not reveal
-    # what exists beyond what the agent may use.
-    return f"unknown tool {name!r}; call tools/list for the tools available to you"
-
-
 class Calls:
     """Executes calls against a registry with the views, tokens and database it is given;
-    approval-2 calls are held as cards (facade/access/approvals.py) instead of run."""
+    approval-2 calls are held as cards (facade/access/approvals.py) instead of run.
+
+    It builds its `Approvals`, whose runner is its own `run_approved`: an approved card's call
+    runs through the same code as any call. `hold_refusal`, when set, refuses every approval-2
+    call with that message instead of holding it (a process whose cards no operator can reach).
+    The event loop never waits on I/O here: the view (elevations, over Redis), the card store
+    and the database are all reached from worker threads.
+    """
 
     def __init__(
         self,
         views: Views,
         tokens: TokenBook,
         session_factory: Callable[[], Session] | None,
-        approvals: Approvals | None = None,
+        cards: CardStore,
+        audit: Audit,
+        *,
         changes: Changes | None = None,
         elevation_ttl: float = DEFAULT_TTL_SECONDS,
+        card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
+        hold_refusal: str | None = None,
     ) -> None:
         self.views = views
         self.tokens = tokens
         self.session_factory = session_factory
-        self.approvals = approvals
+        self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl)
         self.changes = changes
         self.elevation_ttl = elevation_ttl
-        if approvals is not None:
-            approvals.runner = self.run_approved
+        self.hold_refusal = hold_refusal
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
@@ -132,8 +121,9 @@ class Calls:
             meta=request.meta,
             session_id=request.session_id,
         )
-        capability = self.views.registry.get(request.name)
-        if capability is None or not self.views.allows(agent, conversation, capability):
+        view = await anyio.to_thread.run_sync(self.views.view, agent, conversation)
+        capability = view.resolve(request.name)
+        if capability is None:
             return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
         try:
             args = _parse(capability, raw, conversation)
@@ -144,7 +134,9 @@ class Calls:
                 agent=agent.name,
                 conversation=conversation,
             )
-        if capability.approval == 2 and self.approvals is not None:
+        if capability.approval == 2:
+            if self.hold_refusal is not None:
+                return Outcome("refused", error=f"{capability.name} {self.hold_refusal}", agent=agent.name, conversation=conversation)
             return await self._hold(capability, args, agent, conversation)
         return await self._execute(capability, args, agent, conversation)
 
@@ -163,7 +155,7 @@ class Calls:
         except Unavailable as exc:  # the card store (Redis) is away
             return Outcome("unavailable", error=str(exc), **who)
         except Exception as exc:
-            return _failed(capability, exc, who)
+            return failed(capability, exc, who)
         note = "" if created else " (the same request was already pending; no new card was made)"
         return Outcome(
             "held",
@@ -188,15 +180,15 @@ class Calls:
             finally:
                 if ctx.opened_db is not None:
                     ctx.opened_db.close()
-        assert self.approvals is not None
         arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
         return self.approvals.hold(capability, arguments, agent.name, conversation)
 
     async def run_approved(self, card: Card) -> dict[str, Any]:
         """Run an approved card's call with its original identity; the outcome is kept on the card."""
         agent = self.views.agents.get(card.agent)
-        capability = self.views.registry.get(card.tool)
-        if agent is None or capability is None or not self.views.allows(agent, card.conversation, capability):
+        view = await anyio.to_thread.run_sync(self.views.view, agent, card.conversation) if agent is not None else None
+        capability = view.resolve(card.tool) if view is not None else None
+        if agent is None or capability is None:
             return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
         try:
             args = _parse(capability, card.arguments, card.conversation)
@@ -239,47 +231,17 @@ class Calls:
                 return Outcome("ok", data=data, **who)
             except (IntegrityError, StaleDataError) as exc:
                 if retries == 0:
-                    return _failed(capability, exc, who)
+                    return failed(capability, exc, who)
                 retries -= 1
                 log.info("tool.conflict_retried", tool=capability.name)
             except Exception as exc:
-                return _failed(capability, exc, who)
+                return failed(capability, exc, who)
 
 
 def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
     """The call's arguments validated. Handlers never see a token: the identity fields carry
     the resolved conversation only."""
     return capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
-
-
-def _failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:
-    """What a call that raised tells its caller: what went wrong and what to do, never a trace."""
-    if isinstance(exc, DomainError):
-        return Outcome("domain_error", error=str(exc), **who)
-    if isinstance(exc, (IntegrityError, StaleDataError)):
-        # A concurrent call changed or took the same record first: a conflict, not an outage.
-        log.warning("tool.conflict", tool=capability.name, exc_info=exc)
-        return Outcome(
-            "domain_error",
-            error="conflict: another change to the same record landed first; nothing was changed — "
-            "read the record again and retry",
-            **who,
-        )
-    if isinstance(exc, DBAPIError):
-        log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
-        return Outcome(
-            "unavailable",
-            error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
-            **who,
-        )
-    ref = uuid.uuid4().hex[:12]
-    log.error("tool.crashed", tool=capability.name, ref=ref, exc_info=exc)
-    return Outcome(
-        "internal",
-        error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
-        "was changed — report the ref to an operator",
-        **who,
-    )
 
 
 def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
@@ -314,29 +276,3 @@ def _settled(ctx: CallContext) -> Iterator[None]:
     finally:
         if ctx.opened_db is not None:
             ctx.opened_db.close()
-
-
-def as_structured(result: Any) -> dict[str, Any]:
-    """A handler's result as a JSON object (`structuredContent` must be one)."""
-    value = to_jsonable_python(result, by_alias=True)
-    return value if isinstance(value, dict) else {"result": value}
-
-
-def explain_validation(capability: Capability, exc: ValidationError) -> str:
-    """Which arguments are wrong and how, then what the tool takes — written for a model."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in error["loc"]) or "arguments"
-        if error["type"] == "missing":
-            problems.append(f"`{where}` is required")
-        elif error["type"] == "extra_forbidden":
-            problems.append(f"`{where}` is not a parameter of this tool")
-        else:
-            problems.append(f"`{where}`: {error['msg']}")
-    fields = capability.input_model.model_fields
-    takes = ", ".join(
-        f"{name}{'' if not f.is_required() else ' (required)'}"
-        for name, f in fields.items()
-        if name not in IDENTITY_FIELDS
-    )
-    return f"invalid arguments for {capability.name}: {'; '.join(problems)}. It takes: {takes or 'no parameters'}."

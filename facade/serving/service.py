@@ -6,6 +6,7 @@ The MCP, web and CLI layers build one `Service` and call into it; the service ne
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import structlog
 from sqlalchemy import Engine
@@ -29,6 +30,15 @@ from facade.catalogue.trace import Trace
 from facade.catalogue.views import Views
 
 log = structlog.get_logger("facade.serving.service")
+Transport = Literal["http", "stdio"]
+# Cards in memory live in the process that made them. Over HTTP that process is the one the
+# operator decides on; a `facade stdio` process has no API and no dashboard, so a card it kept
+# could never be decided (measured before this rule: `GET /api/cards` on `facade serve` showed []).
+STDIO_PRIVATE_CARDS = (
+    "needs an operator's approval, and this `facade stdio` process keeps approval cards in its own memory, "
+    "where no operator can reach them; nothing was held or run. Set FACADE_REDIS_URL (the same Redis as "
+    "`facade serve`) so that an operator decides the card on the dashboard, the API or `facade cards`"
+)
 
 
 @dataclass
@@ -49,13 +59,17 @@ class Service:
     audit: Audit
 
 
-def build_service(settings: Settings | None = None) -> Service:
-    """Everything a server needs; raises ConfigError (with the offender named) on bad config."""
+def build_service(settings: Settings | None = None, *, transport: Transport = "http") -> Service:
+    """Everything a server needs; raises ConfigError (with the offender named) on bad config.
+
+    `transport` is how the server will be reached: a `stdio` one without Redis refuses
+    approval-2 calls (STDIO_PRIVATE_CARDS) rather than hold cards no operator can see."""
     settings = settings or Settings()
     registry = discover(settings.extra_domain_modules)
     agents = load_agents(settings.agents_dir, registry)
     elevations, cards, changes = _backends(settings)
-    views = Views(registry, agents, elevations)
+    served = ServedCatalogues(registry)
+    views = Views(registry, agents, elevations, served)
     tokens = TokenBook(
         agents,
         runtime_tokens=settings.runtime_token_list,
@@ -72,8 +86,17 @@ def build_service(settings: Settings | None = None) -> Service:
     engine = make_engine(settings.effective_database_url, settings.database_pool_size)
     sessions = session_factory(engine)
     audit = Audit(sessions)
-    approvals = Approvals(cards, audit, card_ttl=settings.card_ttl_seconds)
-    calls = Calls(views, tokens, sessions, approvals, changes, settings.elevation_ttl_seconds)
+    calls = Calls(
+        views,
+        tokens,
+        sessions,
+        cards,
+        audit,
+        changes=changes,
+        elevation_ttl=settings.elevation_ttl_seconds,
+        card_ttl=settings.card_ttl_seconds,
+        hold_refusal=STDIO_PRIVATE_CARDS if transport == "stdio" and not settings.redis_url else None,
+    )
     return Service(
         settings,
         registry,
@@ -84,9 +107,9 @@ def build_service(settings: Settings | None = None) -> Service:
         engine,
         sessions,
         calls,
-        ServedCatalogues(registry),
+        served,
         Trace(settings.effective_trace_path, full=settings.trace_full),
-        approvals,
+        calls.approvals,
         changes,
         audit,
     )

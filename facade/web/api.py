@@ -2,7 +2,8 @@
 
 Every route accepts the operator token; an agent's token may read only its own
 `/api/agents/{self}/…` routes. Errors are `{"error": "..."}` with a message that says what to
-change — never a stack trace.
+change — never a stack trace. What reads or writes a store (Redis, the database, a file) runs
+in a worker thread (`off_loop`): the event loop never waits on I/O.
 """
 
 from __future__ import annotations
@@ -10,14 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from anyio.to_thread import run_sync as off_loop
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from facade.reports import denylist
 from facade.access.approvals import card_view
+from facade.catalogue.agents import Agent
 from facade.access.cards import STATUSES
 from facade.reports.budget import agent_budget
 from facade.reports.inventory import catalogue_report
@@ -64,7 +68,7 @@ def authorize(service: Service, request: Request, route: ApiRoute) -> Principal:
     return principal
 
 
-def agent_param(service: Service, request: Request) -> Any:
+def agent_param(service: Service, request: Request) -> Agent:
     name = request.path_params["agent"]
     agent = service.agents.get(name)
     if agent is None:
@@ -96,19 +100,22 @@ async def list_agents(request: Request, service: Service, principal: Principal) 
 
 async def agent_tools(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    conversation = conversation_param(request)
-    served = service.served.serve(service.views.view(agent, conversation))
-    return JSONResponse(
-        {
-            "agent": agent.name,
-            "conversation": conversation,
-            "modes": service.views.modes(agent, conversation),
-            "tool_count": len(served.names),
-            "bytes": served.bytes,
-            "sha256": served.sha256,
-            "tools": list(served.tools),
-        }
-    )
+    return JSONResponse(await off_loop(tools_report, service, agent, conversation_param(request)))
+
+
+def tools_report(service: Service, agent: Agent, conversation: str | None) -> dict[str, Any]:
+    """The served tools and the modes that chose them, from one view."""
+    view = service.views.view(agent, conversation)
+    served = view.served
+    return {
+        "agent": agent.name,
+        "conversation": conversation,
+        "modes": dict(view.modes),
+        "tool_count": len(served.names),
+        "bytes": served.bytes,
+        "sha256": served.sha256,
+        "tools": list(served.tools),
+    }
 
 
 async def agent_denylist(request: Request, service: Service, principal: Principal) -> Response:
@@ -116,7 +123,7 @@ async def agent_denylist(request: Request, service: Service, principal: Principa
     fmt = request.query_params.get("format", "openclaw")
     server = request.query_params.get("server_name", denylist.DEFAULT_SERVER_NAME)
     try:
-        text, value = denylist.render(service.views, agent, conversation_param(request), fmt, server)
+        text, value = await off_loop(denylist.render, service.views, agent, conversation_param(request), fmt, server)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
     return PlainTextResponse(text) if value is None else JSONResponse(value)
@@ -124,25 +131,24 @@ async def agent_denylist(request: Request, service: Service, principal: Principa
 
 async def agent_tools_md(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    text = render_tools_md(service.views, agent, conversation_param(request), service.settings.tools_template)
+    text = await off_loop(render_tools_md, service.views, agent, conversation_param(request), service.settings.tools_template)
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
 async def agent_budget_route(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    return JSONResponse(
-        agent_budget(service.views, service.served, agent, conversation_param(request), base_tokens=service.settings.base_prompt_tokens)
-    )
+    report = partial(agent_budget, base_tokens=service.settings.base_prompt_tokens)
+    return JSONResponse(await off_loop(report, service.views, agent, conversation_param(request)))
 
 
 async def catalogue(request: Request, service: Service, principal: Principal) -> Response:
-    return JSONResponse(catalogue_report(service))
+    return JSONResponse(await off_loop(catalogue_report, service))
 
 
 async def list_cards(request: Request, service: Service, principal: Principal) -> Response:
     status = request.query_params.get("status", "pending")
     try:
-        cards = service.approvals.list(status)
+        cards = await off_loop(service.approvals.list, status)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
     return JSONResponse({"status": status, "cards": [card_view(c) for c in cards]})
@@ -180,20 +186,20 @@ async def approve_card(request: Request, service: Service, principal: Principal)
 
 async def deny_card(request: Request, service: Service, principal: Principal) -> Response:
     actor, reason = await decision(request)
-    card = service.approvals.deny(card_param(request), actor, reason)
+    card = await off_loop(service.approvals.deny, card_param(request), actor, reason)
     return JSONResponse({"card": card_view(card)})
 
 
 async def delete_conversation_route(request: Request, service: Service, principal: Principal) -> Response:
     conversation = request.path_params["conversation"]
-    return JSONResponse(delete_conversation(service, conversation, "operator"))
+    return JSONResponse(await off_loop(delete_conversation, service, conversation, "operator"))
 
 
 async def audit_log(request: Request, service: Service, principal: Principal) -> Response:
     raw = request.query_params.get("limit", "200")
     if not raw.isdigit() or not 1 <= int(raw) <= 1000:
         raise ApiError(400, "limit must be a whole number from 1 to 1000")
-    return JSONResponse({"entries": service.audit.entries(int(raw))})
+    return JSONResponse({"entries": await off_loop(service.audit.entries, int(raw))})
 
 
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
@@ -277,44 +283,3 @@ def starlette_routes(service: Service, routes: list[ApiRoute]) -> list[Route]:
         return handle
 
     return [Route(r.path, endpoint(r), methods=[r.method]) for r in routes]
-
-
-def openapi(routes: list[ApiRoute], version: str) -> dict[str, Any]:
-    """The OpenAPI description of `routes`, derived from the same table that serves them."""
-    paths: dict[str, Any] = {}
-    error = {"description": "A refusal that says what to change.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-    for r in routes:
-        params = [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in ("agent", "card", "conversation")
-            if "{" + name + "}" in r.path
-        ]
-        params += [
-            {"name": q[0], "in": "query", "required": False, "description": q[1], "schema": q[2] if len(q) > 2 else {"type": "string"}}  # type: ignore[misc]
-            for q in r.query
-        ]
-        body = {"schema": {"type": "string"}} if not r.produces.endswith("json") else {"schema": {"type": "object"}}
-        paths.setdefault(r.path, {})[r.method.lower()] = {
-            "summary": r.summary,
-            "operationId": r.handler.__name__,
-            "parameters": params,
-            "security": [{"bearer": []}],
-            "responses": {
-                "200": {"description": "OK", "content": {r.produces: body}},
-                "400": error,
-                "401": error,
-                "403": error,
-                "404": error,
-                "409": error,
-                "503": error,
-            },
-        }
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Facade operator API", "version": version},
-        "paths": paths,
-        "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Error": {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}},
-        },
-    }

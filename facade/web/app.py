@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import anyio
-import structlog
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
@@ -18,16 +17,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import facade
-from facade.serving.conversations import sweep
+from facade.serving.lifecycle import serving
 from facade.serving.service import Service
 from facade.mcp.fanout import Fanout
 from facade.mcp.server import build_mcp_server
 from facade.mcp.splice import Splice
-from facade.web.api import ROUTES, openapi, starlette_routes
+from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.limits import BodyLimit
-
-log = structlog.get_logger("facade.web")
+from facade.web.openapi import openapi
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
@@ -63,17 +61,8 @@ def build_app(service: Service) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        # Sync handlers, the health check and the sweeper share anyio's default limiter.
-        anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
-        fanout.start()
-        unsubscribe = service.changes.subscribe(fanout.changed)
-        async with manager.run(), anyio.create_task_group() as background:
-            background.start_soon(sweep_forever, service)
-            background.start_soon(service.changes.run)
+        async with serving(service, fanout), manager.run():
             yield
-            background.cancel_scope.cancel()
-        unsubscribe()
-        service.trace.close()
 
     return Starlette(
         routes=[
@@ -86,16 +75,6 @@ def build_app(service: Service) -> Starlette:
         middleware=[Middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)],
         lifespan=lifespan,
     )
-
-
-async def sweep_forever(service: Service) -> None:
-    """Expire elevations and cards whose time has passed, and tell their conversations."""
-    while True:
-        await anyio.sleep(service.settings.sweep_seconds)
-        try:
-            await anyio.to_thread.run_sync(sweep, service)
-        except Exception:  # a sweep that fails (the database or Redis away) is retried next time
-            log.warning("sweep.failed", exc_info=True)
 
 
 def _ping_database(service: Service) -> None:

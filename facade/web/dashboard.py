@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from anyio.to_thread import run_sync as off_loop
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -89,7 +90,7 @@ def dashboard_routes(service: Service) -> list[Route]:
             csrf=signer.csrf(cookie),
             flash=request.query_params.get("flash", ""),
             flash_error=request.query_params.get("error") == "1",
-            **overview(service),
+            **await off_loop(overview, service),
         )
 
     async def login(request: Request) -> Response:
@@ -133,7 +134,7 @@ def dashboard_routes(service: Service) -> list[Route]:
             if decision == "approve":
                 card = await service.approvals.approve(int(raw), "operator:dashboard", reason)
             else:
-                card = service.approvals.deny(int(raw), "operator:dashboard", reason)
+                card = await off_loop(service.approvals.deny, int(raw), "operator:dashboard", reason)
         except FacadeError as exc:
             return _back(str(exc), error=True)
         outcome = card.outcome or {}
@@ -156,7 +157,8 @@ def _back(message: str, *, error: bool = False) -> RedirectResponse:
 
 def overview(service: Service) -> dict[str, Any]:
     """What the dashboard shows: pending cards with the mode they would change, the agents'
-    default modes, the conversations elevated by approved cards, and recent decisions."""
+    default modes, the conversations elevated by approved cards, and recent decisions. Reads
+    the card store, the elevations and the audit log: run it in a worker thread."""
     now = time.time()
     pending = []
     for card in service.approvals.list("pending"):
@@ -184,9 +186,9 @@ def overview(service: Service) -> dict[str, Any]:
         {"name": a.name, "model": a.model, "modes": service.views.modes(a, None)} for a in service.agents.values()
     ]
     base = service.settings.base_prompt_tokens
-    budgets = [bar(agent_budget(service.views, service.served, a, None, base_tokens=base)) for a in service.agents.values()]
+    budgets = [bar(agent_budget(service.views, a, None, base_tokens=base)) for a in service.agents.values()]
     for row in elevated:
-        report = agent_budget(service.views, service.served, service.agents[row["agent"]], row["conversation"], base_tokens=base)
+        report = agent_budget(service.views, service.agents[row["agent"]], row["conversation"], base_tokens=base)
         row["budget"] = bar(report)
     return {"pending": pending, "agents": agents, "elevated": elevated, "audit": service.audit.entries(20), "budgets": budgets}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import shutil
 import uuid
 from collections.abc import Callable, Collection, Iterator
@@ -32,6 +33,9 @@ IDENTITY = {"auth_token": "", "conversation_id": "c1"}
 # The share of core capabilities a domain keeps to: enough to work without elevating, few
 # enough that the default catalogue stays small.
 CORE_SHARE = (0.55, 0.65)
+# The fixed seeds of the shuffled walks: order must carry no meaning, and a failure names its
+# seed so that the same order can be replayed.
+SHUFFLES = (7, 1312, 20261201)
 
 
 def sqlite_engine(path: Path) -> Engine:
@@ -220,11 +224,19 @@ class DomainHarness:
     def call(self, engine: Engine | None, action: str, /, **args: Any) -> Any:
         return self.run(engine, self.capability(action), args)
 
-    def walk(self, engine: Engine | None) -> dict[str, Any]:
-        """Every capability's example in registration order: action -> result, or the exception
-        it raised (collected, so that one failure shows every other one too)."""
+    def order(self, shuffle: int | None = None) -> list[Capability]:
+        """The capabilities in registration order, or shuffled by the seed `shuffle`."""
+        caps = list(self.domain.capabilities)
+        if shuffle is not None:
+            random.Random(shuffle).shuffle(caps)
+        return caps
+
+    def walk(self, engine: Engine | None, shuffle: int | None = None) -> dict[str, Any]:
+        """Every capability's example in registration order (or shuffled by the seed `shuffle`):
+        action -> result, or the exception it raised (collected, so that one failure shows every
+        other one too)."""
         outcomes: dict[str, Any] = {}
-        for cap in self.domain.capabilities:
+        for cap in self.order(shuffle):
             assert cap.example is not None, f"{cap.name} has no example"
             try:
                 outcomes[cap.action] = self.run(engine, cap, cap.example)
@@ -232,11 +244,14 @@ class DomainHarness:
                 outcomes[cap.action] = exc
         return outcomes
 
-    def assert_walk_succeeds(self, engine: Engine | None, unavailable: Collection[str] = ()) -> dict[str, Any]:
+    def assert_walk_succeeds(
+        self, engine: Engine | None, unavailable: Collection[str] = (), *, shuffle: int | None = None
+    ) -> dict[str, Any]:
         """The walk, every example succeeding with a non-empty, JSON-friendly object — but the
         actions in `unavailable`, which must raise Unavailable (their backend is documented as
-        absent here). Returns the outcomes."""
-        outcomes = self.walk(engine)
+        absent here). With `shuffle`, the examples run in the order that seed shuffles them
+        into: none may rely on another having run. Returns the outcomes."""
+        outcomes = self.walk(engine, shuffle)
         failures: list[str] = []
         for action, out in outcomes.items():
             name = f"{self.domain.name}.{action}"
@@ -249,6 +264,9 @@ class DomainHarness:
                 failures.append(f"{name} returned {out!r}")
             else:
                 json.dumps(out)  # JSON-friendly: raises on a date, a Decimal or a record
+        if failures and shuffle is not None:
+            order = ", ".join(outcomes)
+            failures.insert(0, f"walked in the order of shuffle seed {shuffle} ({order}):")
         assert not failures, "\n".join(failures)
         return outcomes
 

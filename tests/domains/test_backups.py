@@ -1,4 +1,4 @@
-"""The backups domain: every capability's example succeeds in registration order on a freshly
+"""The backups domain: every capability's example succeeds in any order on a freshly
 seeded database and sandbox (SQLite, and PostgreSQL when reachable), archives are real and
 verifiable, restores stay inside the sandbox, retention holds, and the migration builds exactly
 the schema of tables.py."""
@@ -22,7 +22,7 @@ from domains.backups.seed import DOCUMENTS_BEFORE
 from domains.backups.tables import Job, Run, RunFile
 from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 backups = DomainHarness(domain, root_env="FACADE_BACKUPS_ROOT")
 call, migrated, seeded = backups.call, backups.migrated, backups.seeded
@@ -94,10 +94,14 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seed, succeeds."""
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seed, succeeds."""
 
     def test_sqlite(self, db: Engine) -> None:
         backups.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        backups.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, root: Path, pg_schema: Callable[[], Engine]) -> None:
         backups.assert_walk_succeeds(seeded(migrated(pg_schema())))

@@ -1,4 +1,4 @@
-"""The calendar domain: every capability's example succeeds in registration order on a freshly
+"""The calendar domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable); series expand across DST, occurrences
 are changed and cancelled one by one, free/busy, slots and conflicts read the real events,
 iCalendar round-trips; and the migration builds exactly the schema of tables.py."""
@@ -19,7 +19,7 @@ from domains.calendar import domain
 from domains.calendar.tables import Event
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 
 calendar = DomainHarness(domain)
 call, migrated, seeded = calendar.call, calendar.migrated, calendar.seeded
@@ -80,11 +80,15 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, db: Engine) -> None:
         calendar.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        calendar.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         calendar.assert_walk_succeeds(seeded(migrated(pg_schema())))

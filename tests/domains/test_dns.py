@@ -1,4 +1,4 @@
-"""The dns domain: every capability's example succeeds in registration order on a freshly
+"""The dns domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), each record type is validated, CNAMEs
 stand alone, every change bumps the serial and is kept in the history, zone files go out and
 come back intact, and the migration builds exactly the schema of tables.py. The only name
@@ -20,7 +20,7 @@ from domains.dns import domain, resolver, rules
 from domains.dns.tables import Change, Record, Zone
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 dns_domain = DomainHarness(domain)
 call, migrated, seeded = dns_domain.call, dns_domain.migrated, dns_domain.seeded
@@ -70,7 +70,7 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path) -> None:
@@ -81,8 +81,18 @@ class TestExampleWalk:
                 "example.com",
                 "localhost",
                 "113.0.203.in-addr.arpa",
-                "static.example.org",  # zone 4 (zone_create's) was deleted by zone_delete's example
+                # zone 4 (oldbrand.example) was deleted by zone_delete's example
+                "shop.example.net",
+                "static.example.org",
             ]
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, seed: int) -> None:
+        db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        dns_domain.assert_walk_succeeds(db, shuffle=seed)
+        with session_factory(db)() as session:
+            names = set(session.scalars(select(Zone.name)))
+        assert names == {"example.com", "localhost", "113.0.203.in-addr.arpa", "shop.example.net", "static.example.org"}
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         dns_domain.assert_walk_succeeds(seeded(migrated(pg_schema())))
@@ -100,11 +110,11 @@ class TestSeed:
     def test_ids_follow_the_seed_lists(self, db: Engine) -> None:
         assert call(db, "zone_get", zone_id=2)["zone"]["name"] == "localhost"
         assert call(db, "record_get", record_id=15)["record"]["fqdn"] == "ftp.example.com"
-        assert count(db, Record) == 22 and count(db, Change) == 0
+        assert count(db, Record) == 25 and count(db, Change) == 0
 
     def test_seeding_twice_adds_nothing(self, db: Engine) -> None:
         seeded(db)
-        assert (count(db, Zone), count(db, Record)) == (3, 22)
+        assert (count(db, Zone), count(db, Record)) == (4, 25)
 
 
 class TestRecordTypes:
@@ -127,7 +137,7 @@ class TestRecordTypes:
     def test_refused_values(self, db: Engine, args: dict[str, Any], message: str) -> None:
         with pytest.raises(InvalidRequest, match=message):
             call(db, "record_create", zone_id=1, name="new", **args)
-        assert count(db, Record) == 22
+        assert count(db, Record) == 25
 
     def test_srv_names_and_apex_cname(self, db: Engine) -> None:
         with pytest.raises(InvalidRequest, match=r"_service\._proto"):
@@ -246,13 +256,13 @@ class TestZones:
         assert made["zone"]["name"] == "shop.example.net" and made["zone"]["admin_email"] == "ops@example.net"
         assert [(r["type"], r["value"]) for r in made["records"]] == [("NS", "ns1.example.com")]
         assert made["zone"]["serial"] == rules.today_serial() + 1
-        with pytest.raises(Conflict, match=r"zone 4 is already named shop\.example\.net"):
+        with pytest.raises(Conflict, match=r"zone 5 is already named shop\.example\.net"):
             call(db, "zone_create", name="shop.example.net", primary_ns="ns1.example.com", admin_email="a@b.net")
 
     def test_list_filters(self, db: Engine) -> None:
         assert [z["id"] for z in call(db, "zone_list", kind="reverse")["zones"]] == [3]
-        assert [z["id"] for z in call(db, "zone_list", kind="forward")["zones"]] == [1, 2]
-        assert call(db, "zone_list", name_contains="EXAMPLE")["total"] == 1
+        assert [z["id"] for z in call(db, "zone_list", kind="forward")["zones"]] == [1, 2, 4]
+        assert call(db, "zone_list", name_contains="EXAMPLE")["total"] == 2  # example.com, oldbrand.example
         assert [r["id"] for r in call(db, "record_list", zone_id=1, name="@", type="NS")["records"]] == [1, 2]
         with pytest.raises(NotFound, match="zone 9 does not exist"):
             call(db, "record_list", zone_id=9)
@@ -274,7 +284,7 @@ class TestZoneFiles:
         copy = call(db, "zone_import", text=exported.replace("$ORIGIN example.com.\n", ""), name="example.net")
         assert copy["created"] and copy["records_imported"] == 15
         # Relative names follow the new origin; absolute targets keep pointing at example.com.
-        assert call(db, "record_list", zone_id=4, name="www")["records"][0]["value"] == "example.com"
+        assert call(db, "record_list", zone_id=5, name="www")["records"][0]["value"] == "example.com"
 
     def test_long_and_quoted_txt(self, db: Engine) -> None:
         key = "v=DKIM1; k=rsa; p=" + "A" * 400 + ' "quoted" \\ end'
@@ -303,7 +313,7 @@ class TestZoneFiles:
         )
         with pytest.raises(InvalidRequest, match=message):
             call(db, "zone_import", text=base + extra)
-        assert count(db, Zone) == 3
+        assert count(db, Zone) == 4
 
     def test_missing_soa_and_origin(self, db: Engine) -> None:
         with pytest.raises(InvalidRequest, match="no SOA record"):

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 
 from domains.docker import domain
 from facade.kit import Conflict, InvalidRequest, NotFound, Unavailable
-from tests.domains.harness import DomainHarness, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, sqlite_engine
 from tests.fakes.docker_engine import API, FakeEngine, UnixHTTPServer, handler_for, running_engine
 
 docker = DomainHarness(domain)
@@ -104,12 +104,18 @@ class TestWithoutEngine:
 
 
 class TestWalkAgainstAnEngine:
-    """Against the fake engine every example succeeds, in order, with JSON-friendly results."""
+    """Against the fake engine every example succeeds, in any order, with JSON-friendly results."""
 
     def test_every_example_succeeds(self, fake: FakeEngine, db: Engine) -> None:
         docker.assert_walk_succeeds(db)
         assert "old-job" not in fake.containers and "alpine:3.19" not in fake.images
         assert fake.containers["worker"]["State"] == "running"
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, fake: FakeEngine, db: Engine, seed: int) -> None:
+        docker.assert_walk_succeeds(db, shuffle=seed)
+        assert "old-job" not in fake.containers and "alpine:3.19" not in fake.images
+        assert fake.containers["web"]["State"] == "running"  # only read and exec'd in
 
     def test_over_a_unix_socket(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         engine, path = FakeEngine(), tmp_path / "docker.sock"

@@ -1,4 +1,4 @@
-"""The documents domain: every capability's example succeeds in registration order on a freshly
+"""The documents domain: every capability's example succeeds in any order on a freshly
 seeded database and folder (SQLite, and PostgreSQL when reachable), the sandbox holds, the
 domain's rules and messages hold, and the migration builds exactly the schema of tables.py."""
 
@@ -21,7 +21,7 @@ from domains.documents.tables import Document, Tag
 from facade.serving.database import session_factory
 from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, Library, MigrationContract, count, sqlite_engine
 
 documents = DomainHarness(domain, root_env="FACADE_DOCUMENTS_ROOT")
 call, migrated, seeded = documents.call, documents.migrated, documents.seeded
@@ -69,12 +69,19 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database
     and folder, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         documents.sandbox(tmp_path, monkeypatch)
         documents.assert_walk_succeeds(seeded(migrated(sqlite_engine(tmp_path / "facade.db"))))
+        assert not (tmp_path / "root" / "scratch" / "old-draft.md").exists()
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+        documents.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        documents.assert_walk_succeeds(engine, shuffle=seed)
         assert not (tmp_path / "root" / "scratch" / "old-draft.md").exists()
 
     def test_postgresql(

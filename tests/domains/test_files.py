@@ -14,9 +14,9 @@ import pytest
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, Unavailable
 
 from domains.files import domain
-from domains.files.capabilities import domain as declared
 from domains.files.seed import TREE, seed
-from tests.domains.harness import DomainHarness
+from facade.catalogue.discovery import discover
+from tests.domains.harness import SHUFFLES, DomainHarness
 
 files = DomainHarness(domain, root_env="FACADE_FILES_ROOT")
 capability = files.capability
@@ -47,7 +47,7 @@ class TestDeclaration:
     """The domain is declared the way the kit and the catalogue expect."""
 
     def test_the_package_exposes_the_domain(self) -> None:
-        assert domain is declared
+        assert discover().domain("files") is domain
         assert domain.name == "files" and domain.default_mode == "full" and domain.migrations is None
 
     def test_both_tiers_are_well_stocked(self) -> None:
@@ -72,10 +72,15 @@ class TestDeclaration:
 
 
 class TestExamples:
-    """Every capability's example succeeds, run in registration order on a fresh seed."""
+    """Every capability's example succeeds, run in registration order or any other on a fresh seed."""
 
     def test_every_example_runs(self, root: Path) -> None:
         outcomes = files.assert_walk_succeeds(None)
+        assert len(outcomes) == len(domain.capabilities) >= 25
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, root: Path, seed: int) -> None:
+        outcomes = files.assert_walk_succeeds(None, shuffle=seed)
         assert len(outcomes) == len(domain.capabilities) >= 25
 
     def test_examples_touch_only_the_root(self, root: Path, outside: Path) -> None:

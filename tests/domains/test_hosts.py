@@ -1,4 +1,4 @@
-"""The hosts domain: every capability's example succeeds in registration order on a freshly
+"""The hosts domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), the inventory's rules hold, probes
 report what they find on real loopback servers, and the migration builds exactly the schema of
 tables.py. Every probe here targets 127.0.0.1 only."""
@@ -21,7 +21,7 @@ from domains.hosts import domain
 from domains.hosts.tables import Host, HostTag, Probe
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 from tests.support import free_port
 
 hosts = DomainHarness(domain)
@@ -123,13 +123,19 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path) -> None:
         db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
         hosts.assert_walk_succeeds(db)
-        assert count(db, Host, Host.id == 7) == 0  # the delete example ran last
+        assert count(db, Host, Host.id == 7) == 0  # the delete example's host
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, seed: int) -> None:
+        db = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        hosts.assert_walk_succeeds(db, shuffle=seed)
+        assert count(db, Host, Host.id == 7) == 0
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         hosts.assert_walk_succeeds(seeded(migrated(pg_schema())))

@@ -1,4 +1,4 @@
-"""The inventory domain: every capability's example succeeds in registration order on a freshly
+"""The inventory domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable); stock never goes negative and always
 equals its movements; purchasing, reservations and counts keep their rules; the migration builds
 exactly the schema of tables.py."""
@@ -19,7 +19,7 @@ from domains.inventory import domain
 from domains.inventory.tables import Movement, PurchaseOrderLine, Stock
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 
 inventory = DomainHarness(domain)
 call, migrated, seeded = inventory.call, inventory.migrated, inventory.seeded
@@ -31,8 +31,8 @@ NEEDS_BACKEND: set[str] = set()
 # Helpers and fixtures
 
 
-def assert_walk_succeeds(engine: Engine) -> None:
-    inventory.assert_walk_succeeds(engine, unavailable=NEEDS_BACKEND)
+def assert_walk_succeeds(engine: Engine, shuffle: int | None = None) -> None:
+    inventory.assert_walk_succeeds(engine, unavailable=NEEDS_BACKEND, shuffle=shuffle)
     assert call(engine, "stock_audit")["consistent"] is True
 
 
@@ -94,11 +94,15 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds, returns JSON-friendly data, and leaves the books consistent."""
 
     def test_sqlite(self, db: Engine) -> None:
         assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         assert_walk_succeeds(seeded(migrated(pg_schema())))
@@ -115,7 +119,7 @@ class TestSeed:
 
     def test_ids_follow_the_seed_lists(self, db: Engine) -> None:
         skus = [i["sku"] for i in call(db, "item_list", include_archived=True, limit=200)["items"]]
-        assert skus[:2] == ["BOLT-M8X40", "NUT-M8"] and len(skus) == 10
+        assert skus[:2] == ["BOLT-M8X40", "NUT-M8"] and len(skus) == 11
         assert [w["code"] for w in call(db, "warehouse_list")["warehouses"]] == ["MAIN", "EAST"]
         assert call(db, "movement_list", limit=200)["total"] == 19
         assert [o["status"] for o in call(db, "purchase_order_list")["purchase_orders"]] == [
@@ -123,6 +127,8 @@ class TestSeed:
             "received",
             "partially_received",
             "draft",
+            "draft",
+            "ordered",
         ]
         draft = call(db, "purchase_order_get", purchase_order_id=4)["purchase_order"]
         assert [line["id"] for line in draft["lines"]] == [7, 8]

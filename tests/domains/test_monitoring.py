@@ -1,4 +1,4 @@
-"""The monitoring domain: every capability's example succeeds in registration order on a freshly
+"""The monitoring domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), probes measure the real machine (and
 only loopback), alerts follow the checks' states, and the migration builds exactly the schema
 of tables.py."""
@@ -26,7 +26,7 @@ from domains.monitoring import domain
 from domains.monitoring.tables import Alert, Check, Result, Sample
 from facade.serving.database import session_factory
 from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count
 
 monitoring = DomainHarness(domain, root_env="FACADE_MONITORING_ROOT")
 call, migrated, seeded = monitoring.call, monitoring.migrated, monitoring.seeded
@@ -150,10 +150,14 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seed, succeeds."""
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seed, succeeds."""
 
     def test_sqlite(self, db: Engine) -> None:
         monitoring.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        monitoring.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, root: Path, pg_schema: Callable[[], Engine]) -> None:
         monitoring.assert_walk_succeeds(seeded(migrated(pg_schema())))

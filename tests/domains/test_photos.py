@@ -1,4 +1,4 @@
-"""The photos domain: every capability's example succeeds in registration order on a freshly
+"""The photos domain: every capability's example succeeds in any order on a freshly
 seeded database and library (SQLite, and PostgreSQL when reachable), the sandbox holds, image
 work is real (EXIF, thumbnails, edits), and the migration builds exactly the schema of tables.py."""
 
@@ -23,7 +23,7 @@ from domains.photos.tables import AlbumPhoto, Photo
 from facade.serving.database import session_factory
 from facade.kit.domain import tier_for
 from facade.kit import Conflict, DomainError, Forbidden, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, Library, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, Library, MigrationContract, count, sqlite_engine
 
 photos = DomainHarness(domain, root_env="FACADE_PHOTOS_ROOT")
 call, migrated, seeded = photos.call, photos.migrated, photos.seeded
@@ -83,15 +83,23 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database
     and library, succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         photos.sandbox(tmp_path, monkeypatch)
         engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
         photos.assert_walk_succeeds(engine)
-        assert (tmp_path / "root/exports/best-of-2026.zip").is_file()
+        assert (tmp_path / "root/exports/lisbon-may-2026.zip").is_file()
         assert count(engine, Photo) == 13  # 8 seeded - 1 deleted + 1 added + 4 edits + 1 rescanned
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+        photos.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(sqlite_engine(tmp_path / "facade.db")))
+        photos.assert_walk_succeeds(engine, shuffle=seed)
+        assert (tmp_path / "root/exports/lisbon-may-2026.zip").is_file()
+        assert count(engine, Photo) == 13
 
     def test_postgresql(
         self, pg_schema: Callable[[], Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -166,7 +174,11 @@ class TestSandbox:
             call(lib.engine, "photo_add", path="link/secret.jpg")
         with pytest.raises(Forbidden):
             call(lib.engine, "album_export", album_id=1, dest="link/album.zip")
-        assert call(lib.engine, "library_rescan")["imported"] == [{"id": 9, "path": "inbox/IMG_3001.jpg"}, {"id": 10, "path": "inbox/IMG_3002.jpg"}]
+        assert call(lib.engine, "library_rescan")["imported"] == [
+            {"id": 9, "path": "imports/IMG_3003.jpg"},
+            {"id": 10, "path": "inbox/IMG_3001.jpg"},
+            {"id": 11, "path": "inbox/IMG_3002.jpg"},
+        ]
         assert sorted(p.name for p in outside.iterdir()) == ["secret.jpg"]
 
 
@@ -406,7 +418,7 @@ class TestMaintenance:
         (lib.root / "2026/lisbon/IMG_2042-copy.jpg").unlink()
         (lib.root / "inbox/broken.png").write_bytes(b"\x89PNG broken")
         result = call(lib.engine, "library_rescan")
-        assert [i["path"] for i in result["imported"]] == ["inbox/IMG_3001.jpg", "inbox/IMG_3002.jpg"]
+        assert [i["path"] for i in result["imported"]] == ["imports/IMG_3003.jpg", "inbox/IMG_3001.jpg", "inbox/IMG_3002.jpg"]
         assert result["updated_photo_ids"] == [5] and result["missing"] == [{"id": 3, "path": "2026/lisbon/IMG_2042-copy.jpg"}]
         assert [f["path"] for f in result["failed"]] == ["inbox/broken.png"]
         assert call(lib.engine, "photo_get", photo_id=5)["photo"]["width"] == 64

@@ -1,4 +1,4 @@
-"""The projects domain: every capability's example succeeds in registration order on a freshly
+"""The projects domain: every capability's example succeeds in any order on a freshly
 seeded database (SQLite, and PostgreSQL when reachable), the domain's rules hold, and the
 migration builds exactly the schema of tables.py."""
 
@@ -17,7 +17,7 @@ from domains.projects import domain
 from domains.projects.tables import Assignment, Comment, Milestone, Project, Task
 from facade.serving.database import session_factory
 from facade.kit import Conflict, DomainError, InvalidRequest, NotFound
-from tests.domains.harness import DomainHarness, MigrationContract, count, sqlite_engine
+from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract, count, sqlite_engine
 
 projects = DomainHarness(domain)
 call, migrated, seeded = projects.call, projects.migrated, projects.seeded
@@ -57,11 +57,15 @@ class TestCatalogue:
 
 
 class TestExampleWalk:
-    """Every capability, run with its example in registration order on a fresh seeded database,
+    """Every capability, run with its example in registration order (and shuffled) on a fresh seeded database,
     succeeds and returns JSON-friendly data."""
 
     def test_sqlite(self, db: Engine) -> None:
         projects.assert_walk_succeeds(db)
+
+    @pytest.mark.parametrize("seed", SHUFFLES)
+    def test_any_order(self, db: Engine, seed: int) -> None:
+        projects.assert_walk_succeeds(db, shuffle=seed)
 
     def test_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
         projects.assert_walk_succeeds(seeded(migrated(pg_schema())))
@@ -80,9 +84,11 @@ class TestSeed:
         with session_factory(db)() as session:
             names = list(session.scalars(select(Project.name).order_by(Project.id)))
             archived = list(session.scalars(select(Project.id).where(Project.archived_at.is_not(None))))
-        assert names == ["Website relaunch", "Mobile app 2.0", "Office move", "2025 annual report"]
+        assert names == [
+            "Website relaunch", "Mobile app 2.0", "Office move", "2025 annual report", "Intranet wiki", "Housekeeping"
+        ]
         assert archived == [4]
-        assert count(db, Task) == 13 and count(db, Comment) == 5 and count(db, Milestone) == 5
+        assert count(db, Task) == 15 and count(db, Comment) == 5 and count(db, Milestone) == 5
 
     def test_seeding_twice_adds_nothing(self, db: Engine) -> None:
         before = [count(db, t) for t in (Project, Milestone, Task, Comment, Assignment)]
@@ -106,7 +112,7 @@ class TestTaskRules:
             call(db, "task_create", project_id=1, title="Misplaced", milestone_id=3)
         with pytest.raises(InvalidRequest):
             call(db, "task_update", task_id=2, milestone_id=3)
-        assert count(db, Task) == 13
+        assert count(db, Task) == 15
 
     def test_closed_milestone_takes_no_new_tasks(self, db: Engine) -> None:
         with pytest.raises(Conflict, match="milestone 1 is closed"):
@@ -130,7 +136,7 @@ class TestTaskRules:
     def test_assignees_on_create_must_exist(self, db: Engine) -> None:
         with pytest.raises(NotFound, match="person 99 does not exist"):
             call(db, "task_create", project_id=1, title="Ghost work", assignee_ids=[1, 99])
-        assert count(db, Task) == 13
+        assert count(db, Task) == 15
 
     def test_assigning_twice_changes_nothing(self, db: Engine) -> None:
         assert call(db, "task_assign", task_id=2, person_id=2)["changed"] is False
@@ -175,8 +181,8 @@ class TestArchivedProjects:
         assert call(db, "project_archive", project_id=4)["changed"] is False
 
     def test_lists_hide_archived_projects_unless_asked(self, db: Engine) -> None:
-        assert [p["id"] for p in call(db, "project_list")["projects"]] == [1, 2, 3]
-        assert call(db, "project_list", include_archived=True)["total"] == 4
+        assert [p["id"] for p in call(db, "project_list")["projects"]] == [1, 2, 3, 5, 6]
+        assert call(db, "project_list", include_archived=True)["total"] == 6
 
 
 class TestComments:
@@ -212,7 +218,7 @@ class TestDeletes:
     def test_person_delete_removes_assignments(self, db: Engine) -> None:
         assert call(db, "person_delete", person_id=3)["unassigned_task_ids"] == [3, 4, 8]
         assert count(db, Assignment, Assignment.person_id == 3) == 0
-        assert count(db, Task) == 13
+        assert count(db, Task) == 15
 
     def test_deleted_ids_are_never_reused(self, db: Engine) -> None:
         first = call(db, "task_create", project_id=1, title="Temporary")["task"]["id"]
@@ -255,7 +261,7 @@ class TestLists:
 
     def test_pagination(self, db: Engine) -> None:
         page = call(db, "task_list", limit=5, offset=10)
-        assert page["total"] == 13 and [t["id"] for t in page["tasks"]] == [11, 12, 13]
+        assert page["total"] == 15 and [t["id"] for t in page["tasks"]] == [11, 12, 13, 14, 15]
 
     def test_filters(self, db: Engine) -> None:
         assert [t["id"] for t in call(db, "task_list", assignee_id=3)["tasks"]] == [3, 4, 8]
@@ -304,7 +310,7 @@ class TestBulk:
         deleted = call(db, "task_bulk_delete", task_ids=[2, 12, 404])
         assert [r["ok"] for r in deleted["results"]] == [True, False, False]
         assert deleted["results"][0]["deleted_comments"] == 1
-        assert count(db, Task) == 12
+        assert count(db, Task) == 14
 
 
 class TestSearchAndReports:

@@ -9,7 +9,7 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from facade.serving.calls import unknown_tool_message
+from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, mcp_client, raw_call, text_of
 

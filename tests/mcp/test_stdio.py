@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from facade.serving.calls import unknown_tool_message
+from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
+from tests.test_elevation import api, counting, names
+from tests.test_elevation_backends import redis_url  # noqa: F401 - the fixture: Redis db 13, emptied
 
 pytestmark = pytest.mark.anyio
 REGISTRY = discover()
 FILES_FULL = next(c.name for c in REGISTRY if c.domain == "files" and c.tier == "full")
+FILES_FULL_ALL = sorted(c.name for c in REGISTRY if c.domain == "files" and c.tier == "full")
 
 
 def facade_command(workdir: Path, *args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
@@ -46,6 +49,40 @@ class TestStdio:
         done = subprocess.run([params.command, *params.args], env=params.env, cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 2
         assert "unknown agent 'nobody'" in done.stderr and "Traceback" not in done.stderr
+
+    async def test_without_redis_elevation_is_refused_and_names_the_setting(self, tmp_path: Path) -> None:
+        """Cards kept in this process's memory could never be decided by an operator."""
+        async with Client(facade_command(tmp_path, "stdio", "--agent", "francis"), mode="legacy") as client:
+            refused = await client.call_tool("skills.elevate", {"domain": "files", "reason": "no operator can see this"})
+            still = await client.call_tool("files.list", {"path": ""})
+        assert refused.is_error and "FACADE_REDIS_URL" in text_of(refused)
+        assert text_of(refused).startswith("skills.elevate needs an operator's approval") and "nothing was held" in text_of(refused)
+        assert not still.is_error, text_of(still)
+
+
+class TestStdioWithRedis:
+    """With FACADE_REDIS_URL, a card made through `facade stdio` is decided on `facade serve`,
+    and the stdio client hears that its list changed."""
+
+    async def test_approval_on_serve_reaches_the_stdio_client(self, tmp_path: Path, redis_url: str, era: str) -> None:  # noqa: F811
+        env = {"FACADE_REDIS_URL": redis_url, "FACADE_DATA_DIR": str(tmp_path / "shared")}
+        (tmp_path / "serve").mkdir()
+        (tmp_path / "stdio").mkdir()
+        serve = ServerProcess(tmp_path / "serve", env=env).start()
+        try:
+            params = facade_command(tmp_path / "stdio", "stdio", "--agent", "francis", env=env)
+            async with counting(lambda handler: Client(params, mode=era, message_handler=handler), era) as (client, changes):
+                before = await names(client)
+                held = await client.call_tool("skills.elevate", {"domain": "files", "reason": "asked over stdio"})
+                assert not held.is_error, text_of(held)
+                card_id = held.structured_content["card_id"]
+                pending = api(serve, "GET", "/api/cards").json()["cards"]
+                assert [c["card_id"] for c in pending if c["agent"] == "francis"] == [card_id]
+                assert api(serve, "POST", f"/api/cards/{card_id}/approve").json()["card"]["outcome"]["ok"]
+                await changes.wait(0, timeout=60)
+                assert await names(client) - before == set(FILES_FULL_ALL)
+        finally:
+            serve.stop()
 
 
 class TestBridge:

@@ -1,1 +1,0 @@
-"""The inventory capabilities, registered by concept; capabilities.py fixes their order."""

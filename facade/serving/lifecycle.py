@@ -1,0 +1,65 @@
+"""The serving lifecycle every transport enters: `facade serve` (HTTP) inside its app's lifespan,
+`facade stdio` around its one connection.
+
+While it runs: the change feed (facade/access/changes.py) reaches the transport's sessions as
+`list_changed`, changes published by other processes are received (with Redis: an approval on
+`facade serve` reaches a `facade stdio` client), and the sweep expires elevations and cards
+whose time has passed. When it ends, the served-catalogue trace is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+import anyio
+import structlog
+
+from facade.serving.conversations import sweep
+from facade.serving.service import Service
+
+log = structlog.get_logger("facade.serving.lifecycle")
+
+
+class ChangeSink(Protocol):
+    """Where a transport's sessions hear that their list changed (facade/mcp/fanout.py)."""
+
+    def start(self) -> None:
+        """Bind to the running event loop, where every delivery happens."""
+
+    def changed(self, agent: str, conversation: str) -> None:
+        """Thread-safe: tell every session of (agent, conversation)."""
+
+
+@contextlib.asynccontextmanager
+async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
+    # What start-up built (the registry, its schemas, the announced tools: ~375,000 objects)
+    # lives as long as the process, and a full collection walked all of it with the event loop
+    # stopped: 0.9-1.2 s measured 2026-12-01 on 2 busy cores. Frozen, a collection walks only
+    # what came after.
+    gc.freeze()
+    # Sync handlers, the health check and the sweeper share anyio's default limiter.
+    anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
+    sink.start()
+    unsubscribe = service.changes.subscribe(sink.changed)
+    try:
+        async with anyio.create_task_group() as background:
+            background.start_soon(sweep_forever, service)
+            background.start_soon(service.changes.run)
+            yield
+            background.cancel_scope.cancel()
+    finally:
+        unsubscribe()
+        service.trace.close()
+
+
+async def sweep_forever(service: Service) -> None:
+    """Expire elevations and cards whose time has passed, and tell their conversations."""
+    while True:
+        await anyio.sleep(service.settings.sweep_seconds)
+        try:
+            await anyio.to_thread.run_sync(sweep, service)
+        except Exception:  # a sweep that fails (the database or Redis away) is retried next time
+            log.warning("sweep.failed", exc_info=True)

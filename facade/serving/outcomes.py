@@ -1,0 +1,101 @@
+"""What a call comes to: an `Outcome` with a status, and the messages that tell a model what
+went wrong and what to change — written here once for every transport."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import structlog
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
+
+from facade.errors import DomainError
+from facade.kit.capability import IDENTITY_FIELDS, Capability
+
+log = structlog.get_logger("facade.serving.calls")  # the call path's logger, as before the split
+
+# What became of a call: it ran (`ok`), or was held as a card (`held`), or why it did neither.
+Status = Literal[
+    "ok", "held", "refused", "identity", "unknown_tool", "invalid_arguments", "domain_error", "unavailable", "internal"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a call produced: `data` on success, else `error` (a message for the model)."""
+
+    status: Status
+    data: dict[str, Any] | None = None
+    error: str | None = None
+    agent: str | None = None
+    conversation: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("ok", "held")
+
+
+def unknown_tool_message(name: str) -> str:
+    # A tool outside the caller's view gets exactly this text too: the facade does not reveal
+    # what exists beyond what the agent may use.
+    return f"unknown tool {name!r}; call tools/list for the tools available to you"
+
+
+def failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outcome:
+    """What a call that raised tells its caller: what went wrong and what to do, never a trace."""
+    if isinstance(exc, DomainError):
+        return Outcome("domain_error", error=str(exc), **who)
+    if isinstance(exc, (IntegrityError, StaleDataError)):
+        # A concurrent call changed or took the same record first: a conflict, not an outage.
+        log.warning("tool.conflict", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "domain_error",
+            error="conflict: another change to the same record landed first; nothing was changed — "
+            "read the record again and retry",
+            **who,
+        )
+    if isinstance(exc, DBAPIError):
+        log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
+        return Outcome(
+            "unavailable",
+            error="unavailable: the database could not complete this call; nothing was changed, retry shortly",
+            **who,
+        )
+    ref = uuid.uuid4().hex[:12]
+    log.error("tool.crashed", tool=capability.name, ref=ref, exc_info=exc)
+    return Outcome(
+        "internal",
+        error=f"internal error in {capability.name} (ref {ref}); the call did not complete and nothing "
+        "was changed — report the ref to an operator",
+        **who,
+    )
+
+
+def as_structured(result: Any) -> dict[str, Any]:
+    """A handler's result as a JSON object (`structuredContent` must be one)."""
+    value = to_jsonable_python(result, by_alias=True)
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def explain_validation(capability: Capability, exc: ValidationError) -> str:
+    """Which arguments are wrong and how, then what the tool takes — written for a model."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(f"`{where}` is required")
+        elif error["type"] == "extra_forbidden":
+            problems.append(f"`{where}` is not a parameter of this tool")
+        else:
+            problems.append(f"`{where}`: {error['msg']}")
+    fields = capability.input_model.model_fields
+    takes = ", ".join(
+        f"{name}{'' if not f.is_required() else ' (required)'}"
+        for name, f in fields.items()
+        if name not in IDENTITY_FIELDS
+    )
+    return f"invalid arguments for {capability.name}: {'; '.join(problems)}. It takes: {takes or 'no parameters'}."
