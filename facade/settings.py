@@ -12,6 +12,16 @@ from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
 
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".facade")
+# Sized with scripts/bench_load.py (50 and 200 sessions writing on PostgreSQL, 2 cores, 2026-12-01).
+# The pool had been 10 + 20 overflow: the overflow connections were closed on return and opened
+# again, 110 new PostgreSQL connections in 10 s at 200 sessions (6 with a fixed pool of 8), and
+# up to 30 per process, so that three replicas and a CLI could exhaust PostgreSQL's default 100.
+# A fixed 8 did as well or better in every interleaved run; 8, 16 and 40 threads could not be
+# told apart (the process is bound by one core: latency is the queue of sessions over ~100-250
+# writes/s). Threads beyond the pool wait for a connection without holding the interpreter, and
+# leave room for handlers that block on files or the network: anyio's 40 is kept.
+DATABASE_POOL_SIZE = 8
+WORKER_THREADS = 40
 
 
 class Settings(BaseSettings):
@@ -45,6 +55,16 @@ class Settings(BaseSettings):
     base_prompt_tokens: int = Field(default=1500, ge=0, description="The runtime's own prompt and native tools (an estimate).")
     sweep_seconds: float = Field(default=5, gt=0, description="How often expiries are checked.")
     public_url: str = Field(default="", description="Where operators reach this server; https:// marks the dashboard cookie Secure.")
+    database_pool_size: int = Field(
+        default=DATABASE_POOL_SIZE,
+        ge=1,
+        description="Connections each process keeps to a server database (PostgreSQL); none beyond them are opened.",
+    )
+    worker_threads: int = Field(
+        default=WORKER_THREADS,
+        ge=1,
+        description="Threads that run sync handlers, the health check and the sweeper at once; calls beyond them queue.",
+    )
     seed: bool = True
     log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")
 

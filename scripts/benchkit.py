@@ -9,6 +9,7 @@ same rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +32,8 @@ LEGACY = "2025-11-25"
 ERAS = (LEGACY, MODERN)
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 DEV = {name: f"facade-dev-{name}" for name in ("atlas", "francis", "infra", "runtime", "operator")}
+# A PostgreSQL database the benchmarks and the tests may create databases on (trust auth, loopback).
+POSTGRES_ADMIN_URL = os.environ.get("FACADE_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 CLIENT_INFO = {"name": "facade-raw-http", "version": "1"}
 
 
@@ -46,6 +50,32 @@ def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return ordered[rank - 1]
+
+
+class PostgresUnavailable(RuntimeError):
+    """No database could be created on the admin URL's server; the message says why."""
+
+
+@contextlib.contextmanager
+def postgres_database(admin_url: str = POSTGRES_ADMIN_URL) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database on `admin_url`'s server, dropped afterwards
+    (connections still open to it too)."""
+    from sqlalchemy import create_engine, text
+
+    name = f"facade_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        admin.dispose()
+        raise PostgresUnavailable(f"{admin_url}: {exc.__class__.__name__}: {exc}".splitlines()[0]) from exc
+    try:
+        yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 def copy_demo_agents(folder: Path) -> Path:
@@ -149,12 +179,13 @@ class LoopbackServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-def facade_server(workdir: Path) -> LoopbackServer:
-    return LoopbackServer(workdir)
+def facade_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackServer:
+    return LoopbackServer(workdir, env=dict(env or {}))
 
 
-def baseline_server(workdir: Path) -> LoopbackServer:
-    return LoopbackServer(workdir, name="baseline", argv=[sys.executable, str(Path(__file__).resolve()), "baseline"], health="/mcp")
+def baseline_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackServer:
+    argv = [sys.executable, str(Path(__file__).resolve()), "baseline"]
+    return LoopbackServer(workdir, env=dict(env or {}), name="baseline", argv=argv, health="/mcp")
 
 
 def fresh_workdir(prefix: str) -> Path:

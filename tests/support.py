@@ -7,7 +7,6 @@ import contextlib
 import os
 import shutil
 import sys
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
 # Re-exported: the tests take the raw request shapes, the eras and free_port from here too.
+import benchkit  # noqa: E402
 from benchkit import (  # noqa: E402
     ACCEPT,
+    POSTGRES_ADMIN_URL,
     LEGACY,
     MODERN,
     MODERN_META,
@@ -38,7 +39,6 @@ from benchkit import (  # noqa: E402
 )
 from benchkit import DEV as DEMO_DEV  # noqa: E402
 
-POSTGRES_ADMIN_URL = os.environ.get("FACADE_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("FACADE_TEST_REDIS", "redis://127.0.0.1:6379/0")
 DEV = {**DEMO_DEV, "walker": "facade-dev-walker"}  # walker: the tests' own agent (write_agents)
 
@@ -57,21 +57,12 @@ def need_service(name: str, reason: str) -> None:
 @contextlib.contextmanager
 def postgres_database() -> Iterator[str]:
     """A fresh PostgreSQL database for one test session, dropped afterwards."""
-    from sqlalchemy import create_engine, text
-
-    name = f"facade_test_{uuid.uuid4().hex[:10]}"
-    try:
-        admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:
-        need_service("PostgreSQL", f"{POSTGRES_ADMIN_URL}: {exc.__class__.__name__}: {exc}".splitlines()[0])
-    try:
-        yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(benchkit.postgres_database(POSTGRES_ADMIN_URL))
+        except benchkit.PostgresUnavailable as exc:
+            need_service("PostgreSQL", str(exc))
+        yield url
 
 
 def write_agents(folder: Path) -> Path:

@@ -83,7 +83,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         for agent in agents.values():
             if agent.dev_token:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
-    engine = make_engine(settings.effective_database_url)
+    engine = make_engine(settings.effective_database_url, settings.database_pool_size)
     sessions = session_factory(engine)
     audit = Audit(sessions)
     calls = Calls(
@@ -126,10 +126,12 @@ def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
 
 
 def prepare_database(service: Service, *, seed: bool | None = None) -> None:
-    """Apply every domain's migrations, then (by default) seed the demo data where it is missing."""
-    migrate.upgrade(service.engine, service.registry)
-    if service.settings.seed if seed is None else seed:
-        for domain in service.registry.domains.values():
-            if domain.seed is not None:
-                with service.sessions.begin() as session:
-                    domain.seed(session)
+    """Apply every domain's migrations, then (by default) seed the demo data where it is missing;
+    one replica at a time, so that replicas started together neither race nor die."""
+    with migrate.exclusive(service.engine):
+        migrate.upgrade(service.engine, service.registry)
+        if service.settings.seed if seed is None else seed:
+            for domain in service.registry.domains.values():
+                if domain.seed is not None:
+                    with service.sessions.begin() as session:
+                        domain.seed(session)  # each writes only into its empty tables
