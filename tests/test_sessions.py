@@ -13,7 +13,9 @@ import httpx2
 import psutil
 import pytest
 
-from tests.support import ACCEPT, DEV, LEGACY, ServerProcess, jsonrpc, legacy_body, legacy_open
+from mcp.shared.exceptions import MCPError
+
+from tests.support import ACCEPT, DEV, LEGACY, ServerProcess, jsonrpc, legacy_body, legacy_open, mcp_client
 
 MB = 2**20
 INITIALIZE = legacy_body("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "sessions-test", "version": "1"}}, 0)
@@ -38,13 +40,22 @@ def initialize(url: str, headers: dict[str, str]) -> httpx2.Response:
     return httpx2.post(url, content=INITIALIZE, headers={**ACCEPT, **headers}, timeout=60)
 
 
+async def refused_on_opening(url: str, token: str | None, match: str) -> None:
+    """The SDK client in legacy mode cannot even open its session: `initialize` is refused, with
+    the server's message."""
+    with pytest.raises(BaseExceptionGroup) as caught:
+        async with mcp_client(url, token, mode="legacy"):
+            pass
+    assert caught.group_contains(MCPError, match=match), caught.value
+
+
 class TestMemory:
     """Sessions that list and are deleted leave nothing behind (it was ~21 kB each)."""
 
     def test_open_list_close_cycles_keep_rss_flat(self, memory_server: ServerProcess) -> None:
         process = psutil.Process(memory_server.pid)
         with httpx2.Client(timeout=60) as client:
-            for _ in range(500):  # warm-up: first listings, caches, allocator arenas
+            for _ in range(200):  # warm-up: first listings, caches, allocator arenas
                 cycle(client, memory_server.url, DEV["infra"])
             start = process.memory_info().rss
             for _ in range(5000):
