@@ -6,6 +6,7 @@ replica that holds it."""
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import time
 import uuid
@@ -206,3 +207,34 @@ class TestForwarding:
         looped = post(other.url, {**session, "X-Facade-Forwarded": "1"}, "tools/list", {})
         assert looped.status_code == 404, looped.text
 
+
+
+class TestReplicaIds:
+    """Which replica holds a session is read from its id alone; ids minted without replicas name none."""
+
+    def test_a_session_id_names_its_replica(self) -> None:
+        from facade.mcp.replicas import new_replica_id, replica_of, session_id_for
+
+        replica = new_replica_id()
+        minted = {session_id_for(replica) for _ in range(100)}
+        assert len(minted) == 100 and {replica_of(s) for s in minted} == {replica}
+        assert replica_of(session_id_for(None)) is None
+        for foreign in (None, "", "abc-def", "0123456789ag-x", uuid.uuid4().hex, "0123456789ab"):
+            assert replica_of(foreign) is None, foreign
+
+    @pytest.mark.parametrize(
+        ("env", "expected"),
+        [
+            ({"FACADE_HOST": "127.0.0.1", "FACADE_PORT": "9000"}, "http://127.0.0.1:9000"),
+            ({"FACADE_HOST": "::1", "FACADE_PORT": "9000"}, "http://[::1]:9000"),
+            ({"FACADE_HOST": "0.0.0.0", "FACADE_PORT": "9000"}, f"http://{socket.gethostname()}:9000"),
+            ({"FACADE_REPLICA_URL": "http://replica-3.internal:8765/"}, "http://replica-3.internal:8765"),
+        ],
+        ids=["loopback", "ipv6", "every-interface", "set"],
+    )
+    def test_where_the_others_reach_it(self, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: str) -> None:
+        from facade.settings import Settings
+
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        assert Settings().effective_replica_url == expected

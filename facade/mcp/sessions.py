@@ -10,8 +10,10 @@ forgotten by `on_end` when it ends, however it ends. With a replica id (several 
 a balancer) every session id begins with it, so any replica can tell which one holds a session
 (facade/mcp/replicas.py).
 
-Built on `_admit_session` and `_discard_session`, the SDK manager's admission and discard
-seams, as they are in mcp 2.3.x (pyproject.toml holds the SDK to 2.3.x).
+Built on three seams of the SDK manager as they are in mcp 2.3.x (pyproject.toml holds the SDK
+to 2.3.x): `_handle_stateful_request` (the handshake-era path, where the token is checked),
+`_admit_session` (where a session id is minted, under the creation lock) and `_discard_session`
+(called however a session ends).
 """
 
 from __future__ import annotations
