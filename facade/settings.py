@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -47,6 +48,20 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = 1_048_576
     redis_url: str | None = Field(default=None, description="Elevations, cards and list_changed in Redis.")
+    replica_url: str = Field(
+        default="",
+        description="With FACADE_REDIS_URL: where the other replicas reach this one, to forward it the requests "
+        "of handshake-era sessions it holds; http://{host}:{port} when unset (the machine's name for 0.0.0.0).",
+    )
+    # A client that stays connected keeps its GET stream open and is never idle; one that went
+    # away costs its session's memory until this passes (the SDK's default is 30 minutes).
+    session_idle_seconds: float = Field(
+        default=600, gt=0, description="A handshake-era session with no request in flight for this long is closed."
+    )
+    # bench_load.py opens 100 sessions per agent token at its 200-session load.
+    max_sessions_per_token: int = Field(
+        default=256, gt=0, description="Open handshake-era sessions one token may hold on one replica."
+    )
     elevation_ttl_seconds: float = Field(default=8 * 3600, gt=0)
     card_ttl_seconds: float = Field(default=24 * 3600, gt=0)
     max_pending_cards: int = Field(
@@ -90,6 +105,15 @@ class Settings(BaseSettings):
     @property
     def runtime_token_list(self) -> list[str]:
         return _split(self.runtime_tokens)
+
+    @property
+    def effective_replica_url(self) -> str:
+        """Where other replicas reach this one (DESIGN "Scale"): a wildcard address names no host,
+        so the machine's own name stands in for it."""
+        if self.replica_url:
+            return self.replica_url.rstrip("/")
+        host = socket.gethostname() if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
 
     @property
     def on_loopback(self) -> bool:

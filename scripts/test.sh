@@ -10,4 +10,9 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
     || echo "note: could not install chromium; the dashboard browser tests will skip" >&2
 fi
+# The balancer test (tests/test_balancer.py) puts Debian's haproxy in front of two replicas.
+if [ ! -x /usr/sbin/haproxy ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy) >/dev/null 2>&1 \
+    || echo "note: could not install haproxy; the balancer tests will skip" >&2
+fi
 exec .venv/bin/python -m pytest "$@"

@@ -7,6 +7,8 @@ Keys (all under `facade:`):
   card:{id}                     JSON of a card (its id issued by the audit log's database, so an
                                 emptied Redis never issues an id again); cards:ids sorted set of ids
   channel list_changed          pub/sub: {"agent", "conversation"} to every replica
+  replica:{id}                  a serving replica's base URL, kept alive by its heartbeat
+                                (facade/mcp/replicas.py): where its handshake-era sessions are
 
 Fail closed: when Redis cannot be reached, reading elevations answers "none" (every agent sees
 its defaults, core listing and calls go on) and granting or holding raises Unavailable.
@@ -240,6 +242,39 @@ class RedisChanges(Changes):
             except (redis.RedisError, OSError):
                 log.warning("redis.subscription_lost", url=redact(self.url))
                 await anyio.sleep(1)
+
+
+class RedisReplicas:
+    """Where each serving replica is, for forwarding a session's requests to the one holding it.
+    Async: it is read on the event loop, once per request that another replica holds."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.r = aioredis.from_url(url, **TIMEOUTS)
+
+    async def register(self, replica_id: str, base_url: str, ttl_seconds: int) -> None:
+        try:
+            await self.r.set(f"{PREFIX}replica:{replica_id}", base_url, ex=ttl_seconds)
+        except redis.RedisError:
+            log.warning("redis.replica_unregistered", url=redact(self.url))
+
+    async def unregister(self, replica_id: str) -> None:
+        try:
+            await self.r.delete(f"{PREFIX}replica:{replica_id}")
+        except redis.RedisError:
+            pass  # it expires by itself
+
+    async def lookup(self, replica_id: str) -> str | None:
+        """The replica's base URL; None when it is gone or Redis cannot say."""
+        try:
+            found = await self.r.get(f"{PREFIX}replica:{replica_id}")
+        except redis.RedisError:
+            log.warning("redis.replica_unreadable", url=redact(self.url))
+            return None
+        return found.decode() if found is not None else None
+
+    async def close(self) -> None:
+        await self.r.aclose()
 
 
 def redis_backends(url: str) -> tuple[RedisElevations, RedisCards, RedisChanges]:

@@ -2,7 +2,10 @@
 environment — for runtimes that launch MCP servers as commands and cannot run Python hooks.
 
 It lists what the facade lists, injects `auth_token` and `conversation_id` into every call
-(the same `IdentityHook` as the host's), and passes `tools/list_changed` on to its client.
+(the same `IdentityHook` as the host's), and passes `tools/list_changed` on to its client in
+either era: to a handshake-era client as a notification, to a 2026-07-28 client on its
+`subscriptions/listen` stream. Upstream it holds one handshake-era session, whose GET stream
+hears the facade's changes.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from facade.host.identity_hook import IdentityHook, connect
 from facade.mcp.server import FacadeServer
@@ -26,17 +31,20 @@ def run_bridge(url: str, token: str, conversation: str | None) -> None:
 
 
 async def _bridge(url: str, hook: IdentityHook) -> None:
-    downstream: list[ServerSession] = []
+    downstream: list[ServerSession] = []  # the handshake-era client, once it has asked anything
+    listeners = InMemorySubscriptionBus()  # 2026-07-28 clients' listen streams
 
     async def on_upstream(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             for session in downstream:
                 await session.send_tool_list_changed()
+            await listeners.publish(ToolsListChanged())
 
     async with connect(url, hook, mode="legacy", message_handler=on_upstream) as upstream:
 
         def remember(ctx: ServerRequestContext[Any]) -> None:
-            if ctx.session not in downstream:
+            # A 2026-07-28 client hears changes only on the listen streams it opened.
+            if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS and ctx.session not in downstream:
                 downstream[:] = [ctx.session]
 
         async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -47,6 +55,8 @@ async def _bridge(url: str, hook: IdentityHook) -> None:
             remember(ctx)
             return await upstream.call_tool(params.name, params.arguments)
 
-        server = FacadeServer("facade-bridge", on_list_tools=list_tools, on_call_tool=call_tool)
+        server = FacadeServer(
+            "facade-bridge", on_list_tools=list_tools, on_call_tool=call_tool, on_subscriptions_listen=ListenHandler(listeners)
+        )
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import anyio
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
 from starlette.applications import Starlette
@@ -19,8 +19,12 @@ from starlette.routing import Route
 import facade
 from facade.serving.lifecycle import serving
 from facade.serving.service import Service
+from facade.access.redis_store import RedisReplicas
 from facade.mcp.fanout import Fanout
+from facade.mcp.forward import Forward
+from facade.mcp.replicas import Replica
 from facade.mcp.server import build_mcp_server
+from facade.mcp.sessions import SessionLimits, SessionManager
 from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
@@ -36,15 +40,25 @@ LOOPBACK_SECURITY = TransportSecuritySettings(
 
 
 def build_app(service: Service) -> Starlette:
+    settings = service.settings
     fanout = Fanout()
     server = build_mcp_server(service, fanout)
-    manager = StreamableHTTPSessionManager(
-        app=server,
+    # With Redis there may be other replicas: sessions are minted with this one's id, and a
+    # request for a session another replica holds is forwarded there (facade/mcp/replicas.py).
+    replica = Replica(settings.effective_replica_url, RedisReplicas(settings.redis_url)) if settings.redis_url else None
+    manager = SessionManager(
+        server,
+        book=service.token_book,
+        limits=SessionLimits(max_per_token=settings.max_sessions_per_token, idle_seconds=settings.session_idle_seconds),
+        on_end=fanout.forget,
+        replica_id=replica.id if replica is not None else None,
         # On loopback a browser page must not reach the server through a rebound DNS name.
-        security_settings=LOOPBACK_SECURITY if service.settings.on_loopback else None,
+        security_settings=LOOPBACK_SECURITY if settings.on_loopback else None,
         # BodyLimit answers first with a message that says what to change; this is a backstop.
-        max_request_body_size=service.settings.max_body_bytes + 1,
+        max_request_body_size=settings.max_body_bytes + 1,
     )
+    mcp_app = Splice(StreamableHTTPASGIApp(manager))
+    forward = Forward(mcp_app, replica) if replica is not None else None
 
     async def healthz(_: Request) -> JSONResponse:
         try:
@@ -62,18 +76,22 @@ def build_app(service: Service) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with serving(service, fanout), manager.run():
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(serving(service, fanout))
+            await stack.enter_async_context(manager.run())
+            if forward is not None:
+                await stack.enter_async_context(forward.running())
             yield
 
     return Starlette(
         routes=[
-            Route("/mcp", endpoint=Splice(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"]),
+            Route("/mcp", endpoint=forward or mcp_app, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             Route("/openapi.json", openapi_json),
             *starlette_routes(service, ROUTES),
             *dashboard_routes(service),
         ],
-        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)],
+        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
         lifespan=lifespan,
     )
 

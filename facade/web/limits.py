@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from facade.mcp.refusal import refuse
 
 
 class BodyLimit:
@@ -42,9 +42,7 @@ class BodyLimit:
             f"request body of {size} bytes is over this server's limit of {self.max_bytes} bytes; "
             "send smaller arguments (read or write large content in parts), or raise FACADE_MAX_BODY_BYTES"
         )
-        payload = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
-        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": payload})
+        await refuse(send, 413, message)
 
 
 def _replay(messages: list[Message], then: Receive | None = None) -> Receive:

@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
 from tests.support import DEV, ServerProcess, mcp_client, raw_call, text_of
+from tests.test_sessions import refused_on_opening
 
 pytestmark = pytest.mark.anyio
 REGISTRY = discover()
@@ -49,11 +50,17 @@ class TestViews:
                 assert "auth_token" not in node.get("required", [])
 
     async def test_listing_without_a_token_is_refused_clearly(self, server: ServerProcess, era: str) -> None:
+        if era == "legacy":  # a handshake-era session does not even open (tests/test_sessions.py)
+            await refused_on_opening(server.url, None, "Authorization: Bearer")
+            return
         async with mcp_client(server.url, None, mode=era) as client:
             with pytest.raises(MCPError, match="Authorization: Bearer"):
                 await client.list_tools()
 
     async def test_unknown_token_is_refused(self, server: ServerProcess, era: str) -> None:
+        if era == "legacy":
+            await refused_on_opening(server.url, "not-a-token", "not accepted")
+            return
         async with mcp_client(server.url, "not-a-token", mode=era) as client:
             with pytest.raises(MCPError, match="not accepted"):
                 await client.list_tools()
@@ -140,6 +147,9 @@ class TestBadInput:
 
     def test_malformed_json_rpc(self, server: ServerProcess) -> None:
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        # Without a token, a request that would open a handshake-era session is refused unread.
+        assert httpx2.post(server.url, content=b"{not json", headers=headers).status_code == 401
+        headers["Authorization"] = f"Bearer {DEV['atlas']}"
         for era_headers in ({}, {"MCP-Protocol-Version": "2026-07-28"}):
             response = httpx2.post(server.url, content=b"{not json", headers={**headers, **era_headers})
             assert response.status_code in (200, 400)

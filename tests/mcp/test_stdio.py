@@ -99,6 +99,22 @@ class TestBridge:
         assert listed == expected
         assert not result.is_error, text_of(result)
 
+    async def test_bridge_passes_list_changed_on(self, server: ServerProcess, tmp_path: Path, era: str) -> None:
+        """Downstream in either era (a 2026-07-28 client hears it on subscriptions/listen), after
+        an approval on the facade behind the bridge."""
+        conversation = f"bridge-changes-{era}"
+        env = {"FACADE_URL": server.url, "FACADE_TOKEN": DEV["francis"], "FACADE_CONVERSATION_ID": conversation}
+        params = facade_command(tmp_path, "bridge", env=env)
+        async with counting(lambda handler: Client(params, mode=era, message_handler=handler), era) as (client, changes):
+            capabilities = client.server_capabilities
+            assert capabilities.tools is not None and capabilities.tools.list_changed
+            before = await names(client)
+            held = await client.call_tool("skills.elevate", {"domain": "files", "reason": "through the bridge"})
+            assert not held.is_error, text_of(held)
+            assert api(server, "POST", f"/api/cards/{held.structured_content['card_id']}/approve").json()["card"]["outcome"]["ok"]
+            await changes.wait(0, timeout=60)
+            assert await names(client) - before == set(FILES_FULL_ALL)
+
     async def test_bridge_without_a_token(self, tmp_path: Path) -> None:
         import subprocess
 
