@@ -64,7 +64,9 @@ def service_row(engine: Engine, service_id: int) -> Service:
         return found
 
 
-def wait_for(check: Callable[[], bool], seconds: float = 5.0) -> bool:
+def wait_for(check: Callable[[], bool], seconds: float = 60.0) -> bool:
+    """Polls until `check` holds: generous, since it returns as soon as it does (a busy machine
+    can take seconds to start an interpreter)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if check():
