@@ -623,3 +623,55 @@ class TestTokensStaySecret:
             (line[:300] for line in log.splitlines() if any(t.lower() in line.lower() for t in in_log)), ""
         )
         assert "facade-dev-" not in log
+
+
+# --- a catastrophic regular expression must not hold the server (issue 13 item 1) -------------
+
+# `(a+)+$` backtracks exponentially on a run of `a`s that ends in something else: with Python's
+# `re` each extra character doubles the time (24 characters took 5-9 s, measured 2026-11).
+CATASTROPHIC = "(a+)+$"
+EVIL_LINE = "a" * 40 + "!"  # ~2^16 times the measured 24-character case under backtracking
+PATHOLOGICAL_CALLS = 4
+DONE_BOUND = 60.0  # generous: a linear-time engine answers these at once on any machine
+
+
+class TestCatastrophicRegex:
+    """Four pathological calls at once must hold neither /healthz nor another agent's call, and
+    each ends with a result or a refusal. Under backtracking the 41-character line would take
+    days, so the bystanders and the calls would all miss the generous bound; no wall-clock
+    threshold is asserted beyond it."""
+
+    def test_pathological_patterns_do_not_hold_the_server(self, hostile: ServerProcess) -> None:
+        with httpx2.Client() as client:
+            written = call(client, hostile, "files.write", {"path": "scratch/evil.txt", "content": EVIL_LINE + "\n"})
+            assert not jsonrpc(written)["result"].get("isError"), written.text[:300]
+        pathological = [
+            ("files.grep", {"path": "scratch", "pattern": CATASTROPHIC, "regex": True}),
+            ("files.replace_text", {"path": "scratch/evil.txt", "find": CATASTROPHIC, "replace": "b", "regex": True}),
+        ] * (PATHOLOGICAL_CALLS // 2)
+
+        def run(item: tuple[str, dict[str, Any]]) -> httpx2.Response | Exception:
+            try:
+                with httpx2.Client() as client:
+                    headers = {**modern_headers("tools/call", item[0]), "Authorization": f"Bearer {DEV['walker']}"}
+                    body = modern_body("tools/call", {"name": item[0], "arguments": item[1]})
+                    return client.post(hostile.url, content=body, headers=headers, timeout=DONE_BOUND)
+            except Exception as exc:  # noqa: BLE001 — judged below
+                return exc
+
+        with ThreadPoolExecutor(PATHOLOGICAL_CALLS) as pool:
+            futures = [pool.submit(run, item) for item in pathological]
+            health = httpx2.get(f"{hostile.base}/healthz", timeout=DONE_BOUND)
+            with httpx2.Client() as client:
+                other = call(client, hostile, "files.list", {"path": "/"}, token=DEV["atlas"])
+            answers = [future.result(timeout=DONE_BOUND) for future in futures]
+        assert health.status_code == 200
+        assert not jsonrpc(other)["result"].get("isError"), other.text[:300]
+        for (name, arguments), answer in zip(pathological, answers, strict=True):
+            assert judge(name, arguments, answer) is None
+        for answer in answers:
+            assert isinstance(answer, httpx2.Response)
+            result = jsonrpc(answer)["result"]
+            text = result["content"][0]["text"]
+            # A result, or a refusal that says what to change; never a timeout.
+            assert not result.get("isError") or "regex" in text or "does not occur" in text, text[:300]

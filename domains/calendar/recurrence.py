@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from dateutil.rrule import MINUTELY, SECONDLY, rrule, rrulestr
+from dateutil.rrule import DAILY, HOURLY, MINUTELY, MONTHLY, SECONDLY, WEEKLY, YEARLY, rrule, rrulestr
 
 from facade.kit import InvalidRequest
 
@@ -17,6 +17,12 @@ from facade.kit import InvalidRequest
 # of meetings reaches (a daily event over the longest allowed range has 366).
 MAX_OCCURRENCES = 2000
 FORBIDDEN_PARTS = ("DTSTART", "EXDATE", "RDATE", "EXRULE")
+# Periods (days of a DAILY rule, hours of an HOURLY one...) dateutil may examine in a row without
+# finding an occurrence: about a second of CPU. dateutil otherwise searches a rule that never
+# fires until the year 9999 (FREQ=DAILY;BYSETPOS=2 spent 42-68 s, HOURLY ~24 times that,
+# measured 2026-11). 137 years of days or 5.7 of hours: wider than the gap of any rule that fires.
+MAX_EMPTY_PERIODS = 50_000
+PERIODS_PER_YEAR = {YEARLY: 1, MONTHLY: 12, WEEKLY: 53, DAILY: 366, HOURLY: 8784, MINUTELY: 527_040}
 
 
 def normalise(text: str) -> str:
@@ -54,6 +60,54 @@ def _never_fires(rule_text: str) -> None:
         raise InvalidRequest(f"rrule {rule_text!r} combines BYMONTH with BYYEARDAY or BYWEEKNO; use one of them")
 
 
+class NeverFires(InvalidRequest):
+    """The bounded search found no occurrence."""
+
+
+class BoundedRule(rrule):
+    """An rrule whose search for its next occurrence gives up after MAX_EMPTY_PERIODS periods.
+    dateutil offers no such bound; it rebuilds its year masks once per year examined, reading
+    `_byweekno` as it does, so that read counts the years (the kit's rules already read dateutil's
+    private fields: it exposes its parts no other way)."""
+
+    def __init__(self, text: str, **parts: object) -> None:
+        self._empty_periods = 0.0
+        self.text = text  # the rule as the caller wrote it, for the refusal
+        super().__init__(**parts)  # type: ignore[arg-type]
+
+    @property  # type: ignore[override]
+    def _byweekno(self) -> object:
+        self._empty_periods += PERIODS_PER_YEAR.get(self._freq, 1) / self._interval
+        if self._empty_periods > MAX_EMPTY_PERIODS:
+            raise NeverFires(
+                f"rrule {self.text!r} has no occurrence in "
+                f"{MAX_EMPTY_PERIODS} periods in a row, so it likely never fires: remove BYSETPOS or make it "
+                "at most the number of occurrences each period has, and check that INTERVAL does not skip "
+                "every period the BY parts allow"
+            )
+        return self._byweekno_value
+
+    @_byweekno.setter
+    def _byweekno(self, value: object) -> None:
+        self._byweekno_value = value
+
+    def _iter(self) -> Iterator[datetime]:  # type: ignore[override]
+        self._empty_periods = 0.0
+        for occurrence in super()._iter():
+            self._empty_periods = 0.0
+            yield occurrence
+
+    def replace(self, **kwargs: object) -> BoundedRule:  # type: ignore[override]
+        return bounded(super().replace(**kwargs), self.text)
+
+
+def bounded(rule: rrule, text: str) -> BoundedRule:
+    """`rule` with its search bounded (dateutil's own `replace` lists the same parts)."""
+    parts = {"interval": rule._interval, "count": rule._count, "dtstart": rule._dtstart, "freq": rule._freq,  # noqa: SLF001
+             "until": rule._until, "wkst": rule._wkst, **rule._original_rule}  # noqa: SLF001
+    return BoundedRule(text, **parts)
+
+
 UNTIL = re.compile(r"UNTIL=(\d{8})(T(\d{6}))?(Z?)")
 
 
@@ -74,7 +128,7 @@ def _until_in_utc(rule_text: str, tz: ZoneInfo) -> str:
     return UNTIL.sub(utc, rule_text)
 
 
-def rule_for(text: str, start: datetime, tz: ZoneInfo) -> rrule:
+def rule_for(text: str, start: datetime, tz: ZoneInfo) -> BoundedRule:
     """The dateutil rule of `text` starting at the UTC instant `start`, read in `tz`."""
     rule_text = _until_in_utc(normalise(text), tz)
     _never_fires(rule_text)
@@ -89,7 +143,7 @@ def rule_for(text: str, start: datetime, tz: ZoneInfo) -> rrule:
         raise InvalidRequest(f"rrule {rule_text!r} must be a single RRULE")
     if rule._freq in (SECONDLY, MINUTELY):  # noqa: SLF001 — dateutil exposes the frequency no other way
         raise InvalidRequest("a series repeats at most hourly; use FREQ=HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY")
-    return rule
+    return bounded(rule, normalise(text))
 
 
 def checked(text: str, start: datetime, tz: ZoneInfo) -> str:

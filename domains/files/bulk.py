@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from datetime import UTC, datetime
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest, NotFound, Toolset
+from facade.kit import CallContext, Input, InvalidRequest, NotFound, Toolset, substitute, user_pattern
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath
@@ -40,14 +39,9 @@ def replace_text(ctx: CallContext, args: ReplaceTextArgs) -> dict[str, Any]:
     with os_errors(args.path):
         need_file(real, args.path)
         text = read_text(real, args.path, limits.max_read_bytes, strict=True)
-    pattern = args.find if args.regex else re.escape(args.find)
+    matcher = user_pattern(args.find, field="find", regex=args.regex)
     replacement = args.replace if args.regex else args.replace.replace("\\", "\\\\")
-    try:
-        new_text, made = re.subn(pattern, replacement, text, count=args.count)
-    except re.error as exc:
-        raise InvalidRequest(
-            f"find or replace is not a valid regular expression ({exc}); fix it or pass regex=false"
-        ) from None
+    new_text, made = substitute(matcher, replacement, text, count=args.count, field="replace")
     if made == 0:
         raise NotFound(f"{args.find!r} does not occur in {args.path}; read the file to copy the exact text")
     data = new_text.encode("utf-8")
@@ -95,10 +89,7 @@ class BulkRenameArgs(Input):
 )
 def bulk_rename(ctx: CallContext, args: BulkRenameArgs) -> dict[str, Any]:
     """Rename the entries of a folder whose names match a pattern."""
-    try:
-        matcher = re.compile(args.pattern)
-    except re.error as exc:
-        raise InvalidRequest(f"pattern is not a valid regular expression ({exc}); fix it") from None
+    matcher = user_pattern(args.pattern, field="pattern", literal_flag=None)
     real = resolve(args.path)
     need_folder(real, args.path)
     base = root()
@@ -107,12 +98,7 @@ def bulk_rename(ctx: CallContext, args: BulkRenameArgs) -> dict[str, Any]:
     with os_errors(args.path):
         entries = [e for e in walk(real, base, max_depth=1) if matcher.search(e.name)]
     for entry in entries:
-        try:
-            new = matcher.sub(args.replacement, entry.name)
-        except (re.error, IndexError) as exc:
-            raise InvalidRequest(
-                f"replacement does not fit the pattern ({exc}); refer only to groups the pattern has"
-            ) from None
+        new, _ = substitute(matcher, args.replacement, entry.name, field="replacement")
         if new == entry.name:
             continue
         target = entry.path.with_name(new) if _valid_name(new) else None

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import re
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest, Toolset
+from facade.kit import CallContext, Input, InvalidRequest, Toolset, user_pattern
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath, Limit, Offset
@@ -36,11 +35,7 @@ class GrepArgs(Input):
 @tools.capability("grep", tier="full", read_only=True, example={"path": "notes", "pattern": "budget"})
 def grep(ctx: CallContext, args: GrepArgs) -> dict[str, Any]:
     """Find the lines that contain a text or pattern, in a file or under a folder."""
-    flags = 0 if args.case_sensitive else re.IGNORECASE
-    try:
-        matcher = re.compile(args.pattern if args.regex else re.escape(args.pattern), flags)
-    except re.error as exc:
-        raise InvalidRequest(f"pattern is not a valid regular expression ({exc}); fix it or pass regex=false") from None
+    matcher = user_pattern(args.pattern, field="pattern", regex=args.regex, ignore_case=not args.case_sensitive)
     real = resolve(args.path)
     base = root()
     scan_limit = settings().max_scan_bytes

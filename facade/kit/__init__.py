@@ -10,6 +10,7 @@ from facade.kit.demo_files import pixel_png
 from facade.kit.domain import Domain
 from facade.kit.domain_settings import settings_reader
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
+from facade.kit.patterns import Pattern, substitute, user_pattern
 from facade.kit.records import Entity, Id, Page, contains_text, values_of
 from facade.kit.sandbox import Sandbox, within
 from facade.kit.tags import TagName, Tags
@@ -33,6 +34,7 @@ __all__ = [
     "NO_ID_REUSE",
     "NotFound",
     "Page",
+    "Pattern",
     "Sandbox",
     "TagName",
     "Tags",
@@ -48,7 +50,9 @@ __all__ = [
     "pixel_png",
     "records",
     "settings_reader",
+    "substitute",
     "updated_column",
+    "user_pattern",
     "utcnow",
     "values_of",
     "within",

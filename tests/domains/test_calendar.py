@@ -6,6 +6,8 @@ iCalendar round-trips; and the migration builds exactly the schema of tables.py.
 from __future__ import annotations
 
 import json
+import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,8 @@ from tests.domains.harness import SHUFFLES, DomainHarness, MigrationContract
 
 calendar = DomainHarness(domain)
 call, migrated, seeded = calendar.call, calendar.migrated, calendar.seeded
+# Generous: the bounded search refuses in about a second; unbounded, HOURLY took many minutes.
+NEVER_FIRES_BOUND = 30.0
 BERLIN_WEEK = {"start": "2026-12-07", "end": "2026-12-14", "timezone": "Europe/Berlin"}
 
 
@@ -170,6 +174,36 @@ class TestRecurrence:
     def test_invalid_rules(self, db: Engine, rrule: str, message: str) -> None:
         with pytest.raises(InvalidRequest, match=message):
             call(db, "event_create", calendar_id=1, title="x", start="2026-12-14T10:00", rrule=rrule)
+
+    @pytest.mark.parametrize(
+        "rrule",
+        [
+            "FREQ=DAILY;BYSETPOS=2",  # one candidate a day: the second never exists
+            "FREQ=HOURLY;BYSETPOS=2",  # the same, 24 times the periods to search
+            "FREQ=WEEKLY;BYDAY=MO;BYSETPOS=3",
+            "FREQ=DAILY;INTERVAL=7;BYDAY=TU",  # every 7th day from a Monday is never a Tuesday
+            "FREQ=MINUTELY;BYSETPOS=2",
+        ],
+    )
+    def test_rules_that_never_fire_are_refused_promptly(self, db: Engine, rrule: str) -> None:
+        """dateutil searches a rule with no occurrence until the year 9999 (42-68 s of CPU for the
+        daily one, measured 2026-11): the search is bounded and refused with what to change. Run
+        in a thread joined with a generous bound, so a regression fails instead of hanging."""
+        outcome: list[BaseException | None] = []
+
+        def create() -> None:
+            try:
+                call(db, "event_create", calendar_id=1, title="x", start="2026-12-14T10:00", rrule=rrule)
+                outcome.append(None)
+            except BaseException as exc:  # noqa: BLE001 — judged below
+                outcome.append(exc)
+
+        worker = threading.Thread(target=create, daemon=True)
+        worker.start()
+        worker.join(NEVER_FIRES_BOUND)
+        assert outcome, f"{rrule} was still being expanded after {NEVER_FIRES_BOUND} s"
+        assert isinstance(outcome[0], InvalidRequest), outcome[0]
+        assert re.search(r"at most hourly|never occurs|change|remove", str(outcome[0])), outcome[0]
 
     def test_until_as_a_date_means_that_whole_day(self, db: Engine) -> None:
         made = call(db, "event_create", calendar_id=1, title="Daily", start="2026-12-07T17:00",

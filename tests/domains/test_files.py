@@ -466,6 +466,25 @@ class TestBulk:
         with pytest.raises(InvalidRequest, match="groups"):
             call("bulk_rename", path="photos", pattern="IMG", replacement=r"\3")
 
+    @pytest.mark.parametrize(
+        ("pattern", "advice"),
+        [(r"(a)\1", "backreferences"), (r"foo(?=bar)", "lookahead"), (r"(?<!x)y", "lookbehind"), ("(", "fix it")],
+    )
+    def test_patterns_run_in_linear_time_and_refusals_say_what_to_change(
+        self, root: Path, pattern: str, advice: str
+    ) -> None:
+        """Callers' patterns run on RE2 (issue 13): a catastrophic one answers at once, and what
+        RE2 lacks is refused naming the field, the missing feature and regex=false."""
+        (root / "notes/evil.txt").write_text("a" * 5000 + "!\n")
+        assert call("grep", path="notes/evil.txt", pattern="(a+)+$", regex=True)["total"] == 0
+        with pytest.raises(NotFound):
+            call("replace_text", path="notes/evil.txt", find="(a+)+$", replace="b", regex=True)
+        with pytest.raises(InvalidRequest, match=f"pattern is not a regular expression.*{advice}.*regex=false"):
+            call("grep", pattern=pattern, regex=True)
+        with pytest.raises(InvalidRequest, match=f"find is not a regular expression.*{advice}"):
+            call("replace_text", path="notes/evil.txt", find=pattern, replace="b", regex=True)
+        assert call("grep", path="notes/evil.txt", pattern=pattern)["total"] == 0  # literal text: fine
+
     def test_bulk_delete_keeps_folders_and_honours_dry_run(self, root: Path) -> None:
         planned = call("bulk_delete", path="/", name="*.md", recursive=True, dry_run=True)
         assert planned["done"] == 0 and len(planned["items"]) == sum(1 for rel in TREE if rel.endswith(".md"))
