@@ -24,7 +24,7 @@ class ReplaceTextArgs(Input):
     path: FilePath
     find: str = Field(min_length=1, max_length=10_000)
     replace: str = Field(max_length=100_000)
-    regex: bool = Field(default=False, description="Treat find as a Python regular expression (replace may use \\1).")
+    regex: bool = Field(default=False, description="Treat find as an RE2 regular expression (replace may use \\1).")
     count: int = Field(default=0, ge=0, description="Most replacements to make; 0: all.")
 
 

@@ -23,7 +23,7 @@ LINE_CHARS = 300
 class GrepArgs(Input):
     path: FolderPath = "/"
     pattern: str = Field(min_length=1, max_length=1000)
-    regex: bool = Field(default=False, description="Treat pattern as a Python regular expression.")
+    regex: bool = Field(default=False, description="Treat pattern as an RE2 regular expression.")
     case_sensitive: bool = False
     name: str | None = Field(
         default=None, min_length=1, max_length=255, description="Only files whose name matches this glob."
