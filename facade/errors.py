@@ -67,3 +67,10 @@ class Unavailable(DomainError):
     """Something the call needs (a host, an engine, a database) cannot be reached right now."""
 
     kind = "unavailable"
+
+
+class TimedOut(DomainError):
+    """The call reached the server's time limit for one call (FACADE_CALL_DEADLINE_SECONDS) and
+    stopped at a safe point; what it had not done, it did not do."""
+
+    kind = "timed out"

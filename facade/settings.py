@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
+from facade.kit import deadline
 
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".facade")
@@ -79,6 +80,11 @@ class Settings(BaseSettings):
         default=WORKER_THREADS,
         ge=1,
         description="Threads that run sync handlers, the health check and the sweeper at once; calls beyond them queue.",
+    )
+    # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
+    call_deadline_seconds: float = Field(
+        default=deadline.DEFAULT_SECONDS,
+        gt=0, description="How long one tool call may run before it stops at its next safe point."
     )
     seed: bool = True
     log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")

@@ -19,7 +19,7 @@ from domains.backups import archive, sandbox
 from domains.backups.archive import Entry
 from domains.backups.settings import settings
 from domains.backups.tables import Job, Run, RunFile
-from facade.kit import DomainError, Forbidden, InvalidRequest, NotFound
+from facade.kit import DomainError, Forbidden, InvalidRequest, NotFound, deadline
 
 MANIFEST_FORMAT = "facade-backups-manifest/1"
 
@@ -65,6 +65,7 @@ def collect(source: Path, include: list[str], exclude: list[str]) -> Collected:
         raise exc
 
     for folder, dirs, files in os.walk(source, onerror=fail):
+        deadline.check()  # the run is recorded as failed, saying why
         dirs.sort()
         base = Path(folder)
         for name in list(dirs):

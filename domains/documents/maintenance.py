@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from facade.kit import CallContext, DomainError, NotFound, Toolset
+from facade.kit import CallContext, DomainError, NotFound, Toolset, deadline
 
 from domains.documents import inputs
 from domains.documents.errors import parsing
@@ -140,6 +140,7 @@ def folder_import(ctx: CallContext, args: inputs.FolderImport) -> dict[str, Any]
     failed: list[dict[str, Any]] = []
     unsupported = already = 0
     for path in found:
+        deadline.check()  # outside the per-file refusal: an import past its limit stops, rolled back
         rel = path.relative_to(top).as_posix()
         if path.suffix.lower() not in SUFFIXES:
             unsupported += 1
@@ -160,6 +161,7 @@ def _files(base: Path, recursive: bool) -> list[Path]:
     """Files under `base`, skipping hidden names; links are not followed into other folders."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(base, followlinks=False):
+        deadline.check()
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
         found.extend(Path(folder) / f for f in files if not f.startswith("."))
     return found

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from facade.kit import InvalidRequest, NotFound
+from facade.kit import InvalidRequest, NotFound, deadline
 
 from domains.files.sandbox import display, inside_root
 
@@ -66,6 +66,7 @@ def _walk(folder: Path, base: Path, depth: int, max_depth: int | None) -> Iterat
 
 def _entries(children: list[os.DirEntry[str]], base: Path, depth: int, max_depth: int | None) -> Iterator[Entry]:
     for child in children:
+        deadline.check()  # a folder of a million entries must not hold the call for ever
         try:
             info = child.stat(follow_symlinks=False)
         except OSError:

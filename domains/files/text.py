@@ -6,7 +6,7 @@ import difflib
 import fnmatch
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest, Toolset, user_pattern
+from facade.kit import CallContext, Input, InvalidRequest, Toolset, deadline, user_pattern
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath, Limit, Offset
@@ -48,6 +48,7 @@ def grep(ctx: CallContext, args: GrepArgs) -> dict[str, Any]:
         matches: list[dict[str, Any]] = []
         skipped = 0
         for path in paths:
+            deadline.check()
             if args.name is not None and not fnmatch.fnmatchcase(path.name.casefold(), args.name.casefold()):
                 continue
             try:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from facade.kit import CallContext, DomainError, InvalidRequest, Toolset
+from facade.kit import CallContext, DomainError, InvalidRequest, Toolset, deadline
 
 from domains.photos import inputs
 from domains.photos.catalogue import THUMBNAILS, folder_condition
@@ -91,6 +91,7 @@ def library_rescan(ctx: CallContext, args: inputs.Rescan) -> dict[str, Any]:
     failed: list[dict[str, str]] = []
     unchanged = 0
     for walked in found:
+        deadline.check()  # outside the per-file refusal: a rescan past its limit stops, rolled back
         rel = display(walked)
         photo = known.pop(rel, None)
         try:
@@ -124,6 +125,7 @@ def _images(base: Path) -> list[Path]:
     are not followed into other folders."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(base, followlinks=False):
+        deadline.check()
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(folder) / f for f in sorted(files) if not f.startswith(".") and is_image_name(Path(f)))
     return found

@@ -1,7 +1,7 @@
 """The capability kit: everything a domain module needs, and the only part of the server a
 domain may import. Dependencies point inward; the MCP, web and CLI layers stay out of reach."""
 
-from facade.kit import records
+from facade.kit import deadline, records
 from facade.kit.bulk import each
 from facade.kit.capability import Annotations, Approval, CallContext, Capability, Input, Mode, Tier
 from facade.kit.date_ranges import within_days
@@ -43,6 +43,7 @@ __all__ = [
     "UTCDateTime",
     "Unavailable",
     "contains_text",
+    "deadline",
     "created_column",
     "each",
     "iso",

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from facade.errors import DomainError
+from facade.errors import DomainError, TimedOut
+from facade.kit import deadline
 
 K = TypeVar("K")
 Result = dict[str, Any]
@@ -34,8 +35,18 @@ def each(
     reported (a code listed twice is created once and refused once).
     """
     results: list[Result] = []
+    stopped: TimedOut | None = None
     for item in dict.fromkeys(items) if distinct else items:
         shown = item if key is None else key(item)
+        if stopped is None:
+            try:
+                deadline.check()
+            except TimedOut as exc:
+                stopped = exc
+        if stopped is not None:
+            # Past the call's time limit the rest is reported, not run: what was done stays done.
+            results.append({key_name: shown, "ok": False, "error": f"not attempted: {stopped}"})
+            continue
         try:
             results.append({key_name: shown, "ok": True, **act(item)})
         except DomainError as exc:

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals
 from facade.access.audit import Audit
+from facade.kit import deadline
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, Card, CardStore
 from facade.access.changes import Changes
@@ -78,6 +79,7 @@ class Calls:
         elevation_ttl: float = DEFAULT_TTL_SECONDS,
         card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
         max_pending_cards: int = DEFAULT_MAX_PENDING_CARDS,
+        call_deadline: float = deadline.DEFAULT_SECONDS,
         hold_refusal: str | None = None,
     ) -> None:
         self.views = views
@@ -87,6 +89,7 @@ class Calls:
         self.changes = changes
         self.elevation_ttl = elevation_ttl
         self.hold_refusal = hold_refusal
+        self.call_deadline = call_deadline
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
@@ -226,10 +229,11 @@ class Calls:
         while True:
             ctx = self._context(agent, conversation, approved_card)
             try:
-                if capability.is_async:
-                    data = await _run_async(capability, ctx, args)
-                else:
-                    data = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                with deadline.limited(self.call_deadline):  # the worker thread inherits it
+                    if capability.is_async:
+                        data = await _run_async(capability, ctx, args)
+                    else:
+                        data = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
                 return Outcome("ok", data=data, **who)
             except (IntegrityError, StaleDataError) as exc:
                 if retries == 0:

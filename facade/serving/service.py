@@ -96,6 +96,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         elevation_ttl=settings.elevation_ttl_seconds,
         card_ttl=settings.card_ttl_seconds,
         max_pending_cards=settings.max_pending_cards,
+        call_deadline=settings.call_deadline_seconds,
         hold_refusal=STDIO_PRIVATE_CARDS if transport == "stdio" and not settings.redis_url else None,
     )
     return Service(

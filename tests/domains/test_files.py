@@ -6,12 +6,14 @@ import hashlib
 import io
 import os
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, Unavailable
+from facade.errors import TimedOut
+from facade.kit import Conflict, Forbidden, InvalidRequest, NotFound, Unavailable, deadline
 
 from domains.files import domain
 from domains.files.seed import TREE, seed
@@ -484,6 +486,20 @@ class TestBulk:
         with pytest.raises(InvalidRequest, match=f"find is not a regular expression.*{advice}"):
             call("replace_text", path="notes/evil.txt", find=pattern, replace="b", regex=True)
         assert call("grep", path="notes/evil.txt", pattern=pattern)["total"] == 0  # literal text: fine
+
+    def test_a_walk_past_the_calls_deadline_stops_and_changes_nothing(self, root: Path) -> None:
+        """The server's per-call deadline (facade/kit/deadline.py) stops a grep over a folder
+        and a bulk delete at their next step; the delete has removed nothing."""
+        before = sorted(p for p in root.rglob("*"))
+        with deadline.limited(1e-9):
+            end = time.monotonic() + 1e-9
+            while time.monotonic() <= end:  # until it has surely passed
+                pass
+            with pytest.raises(TimedOut, match="narrow it"):
+                call("grep", path="/", pattern="budget")
+            with pytest.raises(TimedOut):
+                call("bulk_delete", path="/", name="*.md", recursive=True)
+        assert sorted(p for p in root.rglob("*")) == before
 
     def test_bulk_delete_keeps_folders_and_honours_dry_run(self, root: Path) -> None:
         planned = call("bulk_delete", path="/", name="*.md", recursive=True, dry_run=True)
