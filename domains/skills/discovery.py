@@ -19,8 +19,8 @@ class NoArgs(Input):
 
 
 class ToolSearch(Input):
-    query: str = Field(min_length=1, max_length=200, description="Words to look for in tool names and descriptions.")
-    limit: int = Field(default=20, ge=1, le=100)
+    query: str = Field(min_length=1, max_length=200, description="What you want done, in plain words.")
+    limit: int = Field(default=5, ge=1, le=50)
 
 
 class ToolName(Input):
@@ -35,22 +35,8 @@ def apps_list(ctx: CallContext, args: NoArgs) -> dict[str, Any]:
 
 @tools.capability("tool_search", read_only=True, example={"query": "list"})
 def tool_search(ctx: CallContext, args: ToolSearch) -> dict[str, Any]:
-    """Find tools of your apps by words, including ones your current mode hides."""
-    words = args.query.lower().split()
-    scored = []
-    for cap in ctx.facade.catalogue():
-        text = f"{cap.name.replace('_', ' ').replace('.', ' ')} {cap.description}".lower()
-        score = sum(text.count(word) for word in words)
-        if score:
-            scored.append((-score, cap.name, cap))
-    scored.sort()
-    return {
-        "tools": [
-            {"name": cap.name, "description": cap.description, "available_now": ctx.facade.visible(cap.name)}
-            for _, _, cap in scored[: args.limit]
-        ],
-        "total": len(scored),
-    }
+    """Find tools of your apps by what they do, including ones your current mode hides."""
+    return {"tools": ctx.facade.search(args.query, args.limit)}
 
 
 @full_tools.capability("tool_describe", read_only=True, example={"name": "skills.apps_list"})

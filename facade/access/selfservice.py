@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals, card_view
-from facade.kit.capability import Capability
+from facade.kit.capability import Approval, Capability
 from facade.access.elevation import DEFAULT_TTL_SECONDS
 from facade.errors import Forbidden, InvalidRequest
 from facade.catalogue.schema import announced_tool
@@ -68,6 +68,25 @@ class AgentSelfService:
     def catalogue(self) -> list[Capability]:
         return [c for c in self.views.registry if c.domain in self.agent.apps]
 
+    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """The caller's tools ranked for `query`, each saying whether it can be called now and,
+        if not, what it takes; finding a tool grants nothing."""
+        view = self.view()
+        ranked = self.views.index().rank(query, among={c.name for c in self.catalogue()}, limit=limit)
+        rows = []
+        for capability, score in ranked:
+            callable_now = view.resolve(capability.name) is not None
+            rows.append(
+                {
+                    "name": capability.name,
+                    "description": capability.description,
+                    "callable_now": callable_now,
+                    "needs": needs(capability, callable_now),
+                    "score": score,
+                }
+            )
+        return rows
+
     def visible(self, name: str) -> bool:
         return self.view().resolve(name) is not None
 
@@ -93,3 +112,17 @@ class AgentSelfService:
         if self.approvals is None:
             raise InvalidRequest("approval cards are not available on this server")
         return card_view(self.approvals.for_agent(card_id, self.agent.name, self.conversation))
+
+
+def needs(capability: Capability, callable_now: bool) -> str:
+    """What stands between a found tool and running it, in the words a model acts on."""
+    if not callable_now:
+        return (
+            f"an elevation of {capability.domain}: call skills.elevate with domain {capability.domain!r} "
+            "and a reason; it runs once an operator approves the card"
+        )
+    if capability.approval == Approval.OPERATOR:
+        return "nothing to call it; each call is held as a card until an operator approves it"
+    if capability.approval == Approval.HOST:
+        return "nothing to call it; your host asks its user first"
+    return "nothing"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from facade.catalogue.search import ToolIndex, default_embedder
 from facade.catalogue.agents import Agent
 from facade.catalogue.modes import Elevated, effective_modes, is_visible
 from facade.catalogue.registry import Registry
@@ -85,6 +86,16 @@ class Views:
         self._served = served
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, tuple[tuple[str, Mode], ...]], View] = {}
+        self._index: ToolIndex | None = None
+
+    def index(self) -> ToolIndex:
+        """The search ranking over the whole registry, built on first use (each search then
+        ranks only the caller's tools)."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    self._index = ToolIndex(self.registry, embedder=default_embedder())
+        return self._index
 
     def catalogues(self) -> ServedCatalogues:
         if self._served is None:

