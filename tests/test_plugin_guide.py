@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
+import httpx2
 import pytest
 
 import facade.catalogue.discovery as discovery
@@ -134,15 +135,14 @@ class TestServed:
         try:
             headers = {"X-Conversation-Id": "guide-1"}
             async with mcp_client(server.url, "facade-dev-glossarist", headers=headers) as client:
-                listed = {t.name for t in (await client.list_tools()).tools}
-                assert "glossary.term_define" in listed and "glossary.term_export" not in listed
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                assert "glossary.term_define" in tools and "glossary.term_export" not in tools
+                assert tools["glossary.term_define"].meta == {"facade/approval": 1}  # the host asks first
                 defined = await client.call_tool("glossary.term_define", {"term": "plugin", "definition": "A domain from elsewhere."})
                 assert not defined.is_error, text_of(defined)
                 held = await client.call_tool("skills.elevate", {"domain": "glossary", "reason": "export the glossary"})
                 assert not held.is_error, text_of(held)
                 approve = f"{server.base}/api/cards/{held.structured_content['card_id']}/approve"
-                import httpx2
-
                 assert httpx2.post(approve, headers={"Authorization": f"Bearer {DEV['operator']}"}, timeout=60).status_code == 200
                 assert "glossary.term_export" in {t.name for t in (await client.list_tools()).tools}
                 exported = await client.call_tool("glossary.term_export", {})
