@@ -9,9 +9,7 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterator
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import httpx2
@@ -93,12 +91,19 @@ class TestLoading:
         assert "glossary" in registry.third_party
         assert not [w for w in registry.warnings if "glossary" in w]  # every tier declared
 
-    def test_the_entry_point(self, importable: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        declared = tomllib.loads((importable / "pyproject.toml").read_text())["project"]["entry-points"]
-        points = [EntryPoint(n, v, discovery.ENTRY_POINT_GROUP) for n, v in declared[discovery.ENTRY_POINT_GROUP].items()]
-        monkeypatch.setattr(discovery, "entry_points", lambda group: points if group == discovery.ENTRY_POINT_GROUP else [])
-        registry = discovery.discover()
-        assert {"glossary.term_define", "glossary.term_export"} <= {c.name for c in registry}
+    def test_installed_its_entry_point_is_found(self, plugin: Path, tmp_path: Path) -> None:
+        """`pip install` of the page's distribution (into a folder of its own, not this venv):
+        the facade finds it through the `facade.domains` group, no setting needed."""
+        site = tmp_path / "site"
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(plugin)],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert not (site / "tests").exists()  # the distribution ships the package alone
+        listed = facade(tmp_path, "catalogue", "--json", env={"PYTHONPATH": os.pathsep.join([str(site), str(REPO)])})
+        assert listed.returncode == 0, listed.stderr
+        assert json.loads(listed.stdout)["domains"]["glossary"] == {"default_mode": "core", "core": 1, "full": 1, "total": 2}
 
 
 class TestItsOwnTest:
