@@ -48,7 +48,7 @@ def discover(extra_modules: list[str] | None = None, *, bundled: bool = True) ->
         domain = _domain_of(source.label, source.target)
         if registry.domain(domain.name) is domain:
             continue
-        registry.add_domain(domain)
+        registry.add_domain(domain, first_party=source.first_party)
         if not source.first_party:
             for capability in domain.capabilities:
                 if capability.tier_inferred:

@@ -15,16 +15,19 @@ class Registry:
     Attributes:
         warnings: what the registry accepted but a person should look at (a third-party tier
             inferred from a verb, say), one line each; `facade check` shows them.
+        third_party: the names of the domains that came from outside the bundled `domains`
+            package; the project's own floors (`facade check`) do not bind them.
     """
 
     def __init__(self, domains: Iterable[Domain] = ()) -> None:
         self._domains: dict[str, Domain] = {}
         self._capabilities: dict[str, Capability] = {}
         self.warnings: list[str] = []
+        self.third_party: set[str] = set()
         for domain in domains:
             self.add_domain(domain)
 
-    def add_domain(self, domain: Domain) -> None:
+    def add_domain(self, domain: Domain, *, first_party: bool = True) -> None:
         """Register a domain; a clash or a capability outside its prefix names the offender."""
         if domain.name in self._domains:
             if self._domains[domain.name] is domain:
@@ -43,6 +46,8 @@ class Registry:
         if problems:
             raise RegistryError("; ".join(problems))
         self._domains[domain.name] = domain
+        if not first_party:
+            self.third_party.add(domain.name)
         for cap in domain.capabilities:
             self._capabilities[cap.name] = cap
 

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from anyio.to_thread import run_sync as off_loop
+from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -30,6 +31,8 @@ from facade.serving.service import Service
 from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
 from facade.access.identity import Principal, bearer_of, checked_conversation
 from facade.reports.toolsmd import render_tools_md
+from facade.web import models
+from facade.web.models import body
 
 Handler = Callable[[Request, Service, Principal], Awaitable[Response]]
 
@@ -44,15 +47,23 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class ApiRoute:
-    """A route and what /openapi.json says about it."""
+    """A route and what /openapi.json says about it.
+
+    Attributes:
+        response: the model the handler builds its JSON answer with (facade/web/models.py).
+        request: the model of the optional JSON body the handler reads, if it reads one.
+        text: a text media type the route answers instead (or, with `response`, besides).
+    """
 
     path: str
     method: str
     summary: str
     handler: Handler
+    response: type[BaseModel] | None
     operator_only: bool = True
     query: tuple[tuple[str, str] | tuple[str, str, dict[str, Any]], ...] = ()
-    produces: str = "application/json"
+    request: type[BaseModel] | None = None
+    text: str | None = None
     tags: tuple[str, ...] = field(default=("api",))
 
 
@@ -83,25 +94,22 @@ def conversation_param(request: Request) -> str | None:
 
 
 async def list_agents(request: Request, service: Service, principal: Principal) -> Response:
-    return JSONResponse(
+    agents = [
         {
-            "agents": [
-                {
-                    "name": a.name,
-                    "description": a.description,
-                    "model": a.model,
-                    "context_window": a.context_window,
-                    "modes": service.views.modes(a, None),
-                }
-                for a in service.agents.values()
-            ]
+            "name": a.name,
+            "description": a.description,
+            "model": a.model,
+            "context_window": a.context_window,
+            "modes": service.views.modes(a, None),
         }
-    )
+        for a in service.agents.values()
+    ]
+    return JSONResponse(body(models.Agents, {"agents": agents}))
 
 
 async def agent_tools(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    return JSONResponse(await off_loop(tools_report, service, agent, conversation_param(request)))
+    return JSONResponse(body(models.AgentTools, await off_loop(tools_report, service, agent, conversation_param(request))))
 
 
 def tools_report(service: Service, agent: Agent, conversation: str | None) -> dict[str, Any]:
@@ -127,7 +135,7 @@ async def agent_denylist(request: Request, service: Service, principal: Principa
         text, value = await off_loop(denylist.render, service.views, agent, conversation_param(request), fmt, server)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
-    return PlainTextResponse(text) if value is None else JSONResponse(value)
+    return PlainTextResponse(text) if value is None else JSONResponse(body(models.Denylist, value))
 
 
 async def agent_tools_md(request: Request, service: Service, principal: Principal) -> Response:
@@ -139,11 +147,11 @@ async def agent_tools_md(request: Request, service: Service, principal: Principa
 async def agent_budget_route(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
     report = partial(agent_budget, base_tokens=service.settings.base_prompt_tokens)
-    return JSONResponse(await off_loop(report, service.views, agent, conversation_param(request)))
+    return JSONResponse(body(models.Budget, await off_loop(report, service.views, agent, conversation_param(request))))
 
 
 async def catalogue(request: Request, service: Service, principal: Principal) -> Response:
-    return JSONResponse(await off_loop(catalogue_report, service))
+    return JSONResponse(body(models.Catalogue, await off_loop(catalogue_report, service)))
 
 
 def whole(raw: str) -> int | None:
@@ -172,25 +180,40 @@ async def list_cards(request: Request, service: Service, principal: Principal) -
         raise ApiError(400, str(exc)) from None
     page = cards[offset : offset + limit]
     return JSONResponse(
-        {"status": status, "total": len(cards), "limit": limit, "offset": offset, "cards": [card_view(c) for c in page]}
+        body(
+            models.CardPage,
+            {"status": status, "total": len(cards), "limit": limit, "offset": offset, "cards": [card_view(c) for c in page]},
+        )
     )
 
 
 async def decision(request: Request) -> tuple[str, str]:
-    """The optional JSON body of a decision: who decides (a name) and why."""
+    """The optional JSON body of a decision (models.Decision): who decides (a name) and why."""
     raw = await request.body()
     if not raw.strip():
         return "operator", ""
+    like = '{"reason": "...", "by": "your name"}'
     try:
-        body = json.loads(raw)
+        parsed = json.loads(raw)
     except ValueError:
-        raise ApiError(400, 'the body must be JSON like {"reason": "...", "by": "your name"}, or empty') from None
-    if not isinstance(body, dict):
-        raise ApiError(400, 'the body must be a JSON object like {"reason": "...", "by": "your name"}')
-    by, reason = body.get("by", ""), body.get("reason", "")
-    if not isinstance(by, str) or not isinstance(reason, str) or len(by) > 80 or len(reason) > 2000:
-        raise ApiError(400, "`by` (≤ 80 characters) and `reason` (≤ 2000) must be strings")
-    return (f"operator:{by.strip()}" if by.strip() else "operator"), reason.strip()
+        raise ApiError(400, f"the body must be JSON like {like}, or empty") from None
+    if not isinstance(parsed, dict):
+        raise ApiError(400, f"the body must be a JSON object like {like}")
+    try:
+        given = models.Decision.model_validate(parsed)
+    except ValidationError as exc:
+        raise ApiError(400, f"the body {validation_problems(exc)}; send {like}, or nothing") from None
+    by = given.by.strip()
+    return (f"operator:{by}" if by else "operator"), given.reason.strip()
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """A model's refusal as one line that names each field: "has `by`: Input should be …"."""
+    return "; ".join(
+        f"has `{'.'.join(map(str, e['loc']))}`: "
+        + ("an unknown field" if e["type"] == "extra_forbidden" else e["msg"].lower())
+        for e in exc.errors()
+    )
 
 
 def card_param(request: Request) -> int:
@@ -204,23 +227,23 @@ def card_param(request: Request) -> int:
 async def approve_card(request: Request, service: Service, principal: Principal) -> Response:
     actor, reason = await decision(request)
     card = await service.approvals.approve(card_param(request), actor, reason)
-    return JSONResponse({"card": card_view(card)})
+    return JSONResponse(body(models.DecidedCard, {"card": card_view(card)}))
 
 
 async def deny_card(request: Request, service: Service, principal: Principal) -> Response:
     actor, reason = await decision(request)
     card = await off_loop(service.approvals.deny, card_param(request), actor, reason)
-    return JSONResponse({"card": card_view(card)})
+    return JSONResponse(body(models.DecidedCard, {"card": card_view(card)}))
 
 
 async def delete_conversation_route(request: Request, service: Service, principal: Principal) -> Response:
     conversation = checked_conversation(request.path_params["conversation"], "the path")
-    return JSONResponse(await off_loop(delete_conversation, service, conversation, "operator"))
+    return JSONResponse(body(models.ConversationDeleted, await off_loop(delete_conversation, service, conversation, "operator")))
 
 
 async def audit_log(request: Request, service: Service, principal: Principal) -> Response:
     limit = whole_number(request, "limit", 200, 1, MAX_PAGE)
-    return JSONResponse({"entries": await off_loop(service.audit.entries, limit)})
+    return JSONResponse(body(models.Audit, {"entries": await off_loop(service.audit.entries, limit)}))
 
 
 CONVERSATION = ("conversation_id", "Evaluate in this conversation (its elevations count).")
@@ -228,47 +251,72 @@ CARDS_PAGE = 100  # cards per page unless `limit` says otherwise
 MAX_PAGE = 1000
 MAX_OFFSET = 1_000_000_000  # past every card a store could hold; declared, so that clients know
 ROUTES: list[ApiRoute] = [
-    ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents),
-    ApiRoute("/api/catalogue", "GET", "Capabilities per domain and tier.", catalogue),
+    ApiRoute("/api/agents", "GET", "The agents and their default modes.", list_agents, models.Agents),
+    ApiRoute("/api/catalogue", "GET", "Capabilities per domain and tier.", catalogue, models.Catalogue),
     ApiRoute(
-        "/api/agents/{agent}/tools", "GET", "The tools an agent is served.", agent_tools, False, (CONVERSATION,)
+        "/api/agents/{agent}/tools",
+        "GET",
+        "The tools an agent is served.",
+        agent_tools,
+        models.AgentTools,
+        operator_only=False,
+        query=(CONVERSATION,),
     ),
     ApiRoute(
         "/api/agents/{agent}/denylist",
         "GET",
         "The catalogue tools a runtime must hide from the agent.",
         agent_denylist,
-        False,
-        (
+        models.Denylist,
+        operator_only=False,
+        query=(
             CONVERSATION,
             ("format", "The shape of the list.", {"type": "string", "enum": list(denylist.FORMATS)}),
             ("server_name", "The runtime's name for this server."),
         ),
+        text="text/plain",
     ),
     ApiRoute(
         "/api/cards",
         "GET",
         "Approval cards (pending by default).",
         list_cards,
+        models.CardPage,
         query=(
             ("status", "Which cards; pending by default.", {"type": "string", "enum": ["all", *STATUSES]}),
             ("limit", "Cards per page (100 by default).", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}),
             ("offset", "Cards to skip, oldest first.", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}),
         ),
     ),
-    ApiRoute("/api/cards/{card}/approve", "POST", "Approve a pending card; its held call runs.", approve_card),
-    ApiRoute("/api/cards/{card}/deny", "POST", "Deny a pending card; nothing runs.", deny_card),
+    ApiRoute(
+        "/api/cards/{card}/approve",
+        "POST",
+        "Approve a pending card; its held call runs.",
+        approve_card,
+        models.DecidedCard,
+        request=models.Decision,
+    ),
+    ApiRoute(
+        "/api/cards/{card}/deny",
+        "POST",
+        "Deny a pending card; nothing runs.",
+        deny_card,
+        models.DecidedCard,
+        request=models.Decision,
+    ),
     ApiRoute(
         "/api/conversations/{conversation}",
         "DELETE",
         "Delete a conversation: revert its elevations, cancel its pending cards.",
         delete_conversation_route,
+        models.ConversationDeleted,
     ),
     ApiRoute(
         "/api/audit",
         "GET",
         "The audit log, newest first.",
         audit_log,
+        models.Audit,
         query=(("limit", "How many entries.", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}),),
     ),
     ApiRoute(
@@ -276,17 +324,19 @@ ROUTES: list[ApiRoute] = [
         "GET",
         "How full the agent's context window is, by segment (measured or estimated).",
         agent_budget_route,
-        False,
-        (CONVERSATION,),
+        models.Budget,
+        operator_only=False,
+        query=(CONVERSATION,),
     ),
     ApiRoute(
         "/api/agents/{agent}/tools-md",
         "GET",
         "The agent's TOOLS.md.",
         agent_tools_md,
-        False,
-        (CONVERSATION,),
-        "text/markdown",
+        None,
+        operator_only=False,
+        query=(CONVERSATION,),
+        text="text/markdown",
     ),
 ]
 

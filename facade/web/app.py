@@ -30,6 +30,7 @@ from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.headers import SecurityHeaders
 from facade.web.limits import BodyLimit
+from facade.web.models import Health, body
 from facade.web.openapi import openapi
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
@@ -64,9 +65,9 @@ def build_app(service: Service) -> Starlette:
         try:
             await anyio.to_thread.run_sync(_ping_database, service)
         except Exception:
-            return JSONResponse({"status": "degraded", "database": "unreachable"}, status_code=503)
+            return JSONResponse(body(Health, {"status": "degraded", "database": "unreachable"}), status_code=503)
         return JSONResponse(
-            {"status": "ok", "database": "ok", "capabilities": len(service.registry), "agents": sorted(service.agents)}
+            body(Health, {"status": "ok", "database": "ok", "capabilities": len(service.registry), "agents": sorted(service.agents)})
         )
 
     spec = openapi(ROUTES, facade.__version__)

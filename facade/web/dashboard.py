@@ -5,7 +5,9 @@ The session cookie, the CSRF token and the message a decision leaves ("card 7 ap
 run") are signed by facade/web/signer.py. The message is shown once, on the next page; the URL
 carries none, so a crafted link cannot put words on an operator's screen. Each page is served
 with a Content-Security-Policy that allows its own nonce'd styles and nothing else
-(facade/web/headers.py), and shows one page of pending cards.
+(facade/web/headers.py), and shows one page of pending cards. The dashboard page also runs one
+script, by nonce (static/live.js), which polls /dashboard/pending — the same template, alone —
+so that new cards appear and decided ones go without a reload.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ COOKIE = "facade_session"
 FLASH_COOKIE = "facade_flash"
 FLASH_SECONDS = 120  # from the decision's redirect to the page that shows it
 CARDS_PER_PAGE = 20
+LIVE_SCRIPT = Path(__file__).parent / "static" / "live.js"
 TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=jinja2.select_autoescape(["html"]),
@@ -45,10 +48,10 @@ def dashboard_routes(service: Service) -> list[Route]:
     signer = Signer(operator) if operator else None
     secure = service.settings.public_url.startswith("https")
 
-    def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    def render(name: str, status: int = 200, *, live: bool = False, **context: Any) -> HTMLResponse:
         nonce = new_nonce()
         page = TEMPLATES.get_template(name).render(nonce=nonce, **context)
-        return HTMLResponse(page, status_code=status, headers={CSP: page_policy(nonce)})
+        return HTMLResponse(page, status_code=status, headers={CSP: page_policy(nonce, script=live)})
 
     def login_page(error: str = "", status: int = 200) -> HTMLResponse:
         hint = DEV_OPERATOR_TOKEN if service.settings.on_loopback and not service.settings.operator_token else ""
@@ -67,6 +70,7 @@ def dashboard_routes(service: Service) -> list[Route]:
         flash, flash_error = signer.read_flash(cookie, request.cookies.get(FLASH_COOKIE))
         response = render(
             "dashboard.html",
+            live=True,
             csrf=signer.csrf(cookie),
             flash=flash,
             flash_error=flash_error,
@@ -75,6 +79,19 @@ def dashboard_routes(service: Service) -> list[Route]:
         if FLASH_COOKIE in request.cookies:
             response.delete_cookie(FLASH_COOKIE, path="/dashboard", httponly=True, samesite="strict", secure=secure)
         return response
+
+    async def pending(request: Request) -> Response:
+        """The pending cards alone, as live.js merges them into the page."""
+        cookie = signed_in(request)
+        if cookie is None:
+            return HTMLResponse("sign in again", 401)
+        assert signer is not None
+        offset = whole(request.query_params.get("offset", "0")) or 0
+        cards = await off_loop(pending_cards, service, offset)
+        return render("pending.html", csrf=signer.csrf(cookie), **cards)
+
+    async def live_script(_: Request) -> Response:
+        return Response(LIVE_SCRIPT.read_bytes(), media_type="text/javascript; charset=utf-8")
 
     def back(cookie: str, message: str, *, error: bool = False) -> RedirectResponse:
         """To the dashboard, which shows `message` once."""
@@ -140,17 +157,17 @@ def dashboard_routes(service: Service) -> list[Route]:
 
     return [
         Route("/dashboard", show, methods=["GET"]),
+        Route("/dashboard/pending", pending, methods=["GET"]),
+        Route("/dashboard/live.js", live_script, methods=["GET"]),
         Route("/dashboard/login", login, methods=["POST"]),
         Route("/dashboard/logout", logout, methods=["POST"]),
         Route("/dashboard/cards/{card}/{decision}", decide, methods=["POST"]),
     ]
 
 
-def overview(service: Service, offset: int = 0) -> dict[str, Any]:
-    """What the dashboard shows: one page of pending cards (`CARDS_PER_PAGE` from `offset`,
-    oldest first) with the mode each would change, the agents' default modes, the conversations
-    elevated by approved cards, and recent decisions. Reads the card store, the elevations and
-    the audit log: run it in a worker thread."""
+def pending_cards(service: Service, offset: int = 0) -> dict[str, Any]:
+    """One page of pending cards (`CARDS_PER_PAGE` from `offset`, oldest first) with the mode
+    each would change, and where the page sits. Reads the card store: run it in a worker thread."""
     now = time.time()
     waiting = service.approvals.list("pending")
     pending = []
@@ -165,6 +182,13 @@ def overview(service: Service, offset: int = 0) -> dict[str, Any]:
             mode=modes.get(domain, "?") if isinstance(domain, str) else "",
         )
         pending.append(view)
+    return {"pending": pending, "pages": pages(len(waiting), offset)}
+
+
+def overview(service: Service, offset: int = 0) -> dict[str, Any]:
+    """What the dashboard shows: one page of pending cards (`pending_cards`), the agents'
+    default modes, the conversations elevated by approved cards, and recent decisions. Reads the
+    card store, the elevations and the audit log: run it in a worker thread."""
     elevated, seen = [], set()
     for card in service.approvals.list("approved"):
         key = (card.agent, card.conversation)
@@ -187,8 +211,7 @@ def overview(service: Service, offset: int = 0) -> dict[str, Any]:
         report = agent_budget(service.views, service.agents[row["agent"]], row["conversation"], base_tokens=base)
         row["budget"] = bar(report, f"budget-e{i}")
     return {
-        "pending": pending,
-        "pages": pages(len(waiting), offset),
+        **pending_cards(service, offset),
         "agents": agents,
         "elevated": elevated,
         "audit": service.audit.entries(20),

@@ -1,7 +1,7 @@
 """Security headers on every answer of the dashboard and the API (and `/openapi.json`,
 `/healthz`, `/metrics`): no framing, no type sniffing, no referrer, and a Content-Security-Policy
 that allows nothing. A dashboard page replaces that policy with its own, which allows exactly its
-nonce'd styles (facade/web/dashboard.py). `/mcp` is left as the SDK answers it."""
+nonce'd styles and, on the dashboard itself, its one nonce'd script (facade/web/dashboard.py). `/mcp` is left as the SDK answers it."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ HEADERS = {
 }
 
 
-def page_policy(nonce: str) -> str:
-    """The policy of a dashboard page: its own styles (by nonce) and its own forms; no script,
-    image, font or connection, and no framing."""
+def page_policy(nonce: str, *, script: bool = False) -> str:
+    """The policy of a dashboard page: its own styles (by nonce) and its own forms; no image,
+    font or framing. With `script`, also the one script the page names by the same nonce (the
+    dashboard's live.js) and fetches to this origin, for it; otherwise no script at all."""
+    live = f"script-src 'nonce-{nonce}'; connect-src 'self'; " if script else ""
     return (
-        f"default-src 'none'; style-src 'nonce-{nonce}'; form-action 'self'; "
+        f"default-src 'none'; style-src 'nonce-{nonce}'; {live}form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'"
     )
 

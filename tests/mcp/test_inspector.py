@@ -15,10 +15,15 @@ from tests.support import DEV, ServerProcess, need_service
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"  # pinned: unpinned npx on Node 20 lacks --header
 
 
-def inspector(server: ServerProcess, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def inspector(
+    server: ServerProcess, home: Path, *args: str, token: str = DEV["atlas"], conversation: str | None = None
+) -> subprocess.CompletedProcess[str]:
     if shutil.which("npx") is None:
         need_service("npx (Node.js)", "not on PATH")
-    command = ["npx", "-y", INSPECTOR, "--cli", server.url, "--header", f"Authorization: Bearer {DEV['atlas']}", *args]
+    headers = ["--header", f"Authorization: Bearer {token}"]
+    if conversation is not None:
+        headers += ["--header", f"X-Conversation-Id: {conversation}"]
+    command = ["npx", "-y", INSPECTOR, "--cli", server.url, *headers, *args]
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=240, env={**os.environ, "HOME": str(home)}
     )
@@ -42,3 +47,31 @@ class TestInspector:
         result = json.loads(called.stdout)
         assert not result.get("isError"), result
         assert result["structuredContent"]
+
+
+class TestTheTour:
+    """The README's five-minute tour: separate Inspector runs that send one X-Conversation-Id
+    share the elevation an operator approved; another conversation, or none, does not."""
+
+    def test_an_approved_elevation_reaches_the_next_run(self, server: ServerProcess, tmp_path: Path) -> None:
+        import httpx2
+
+        def names(conversation: str | None) -> set[str]:
+            done = inspector(server, tmp_path, "--method", "tools/list", token=DEV["francis"], conversation=conversation)
+            return {t["name"] for t in json.loads(done.stdout)["tools"]}
+
+        assert "files.grep" not in names("tour-a")
+        asked = inspector(
+            server, tmp_path, "--method", "tools/call", "--tool-name", "skills.elevate",
+            "--tool-arg", "domain=files", "reason=grep the old invoices", token=DEV["francis"], conversation="tour-a",
+        )
+        card = json.loads(asked.stdout)["structuredContent"]["card_id"]
+        operator = {"Authorization": f"Bearer {DEV['operator']}"}
+        assert httpx2.post(f"{server.base}/api/cards/{card}/approve", headers=operator, timeout=60).status_code == 200
+        try:
+            assert "files.grep" in names("tour-a")
+            assert "files.grep" not in names("tour-b")
+            # The README's commands once sent no conversation: each run was a session of its own.
+            assert "files.grep" not in names(None)
+        finally:
+            httpx2.delete(f"{server.base}/api/conversations/tour-a", headers=operator, timeout=60)

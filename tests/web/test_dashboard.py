@@ -216,6 +216,61 @@ SECURITY_HEADERS = {
 }
 
 
+def deny(server: ServerProcess, card_id: int) -> None:
+    response = httpx2.post(
+        f"{server.base}/api/cards/{card_id}/deny", headers={"Authorization": f"Bearer {DEV['operator']}"}, timeout=60
+    )
+    assert response.status_code in (200, 409), response.text
+
+
+class TestLiveCards:
+    """The dashboard shows a card made after the page loaded, and drops one decided elsewhere,
+    without a reload — keeping what the operator is typing into another card."""
+
+    WAIT_MS = 60_000  # the page polls every few seconds; the bound is for a loaded machine
+
+    def test_new_cards_appear_and_decided_ones_go_without_a_reload(self, server: ServerProcess, browser_context) -> None:  # type: ignore[no-untyped-def]
+        first = hold_elevation(server, f"live-{uuid.uuid4().hex[:6]}", "the card already there")
+        page = browser_context.new_page()
+        console = watch_console(page)
+        page.goto(f"{server.base}/dashboard")
+        page.fill("input[name=token]", DEV["operator"])
+        page.click("button[type=submit]")
+        page.locator(f"[data-card='{first}']").wait_for()
+        page.evaluate("window.__loaded_once = true")  # a reload would clear it
+        typing = page.locator(f"[data-card='{first}'] input[type=text][name=reason]")
+        typing.fill("half-typed reason")
+        second = hold_elevation(server, f"live-{uuid.uuid4().hex[:6]}", "a card made after the page loaded")
+        try:
+            card = page.locator(f"[data-card='{second}']")
+            card.wait_for(timeout=self.WAIT_MS)
+            assert "a card made after the page loaded" in card.inner_text()
+            assert page.evaluate("window.__loaded_once") is True
+            assert typing.input_value() == "half-typed reason"
+            deny(server, first)
+            page.locator(f"[data-card='{first}']").wait_for(state="detached", timeout=self.WAIT_MS)
+            assert page.evaluate("window.__loaded_once") is True
+            # The new card's forms work: its CSRF token came with it.
+            card.locator("button.deny").click()
+            page.wait_for_selector("[role=status]")
+            assert f"card {second} denied" in page.inner_text("[role=status]")
+            nothing_blocked(page, console)
+        finally:
+            deny(server, first)
+            deny(server, second)
+
+    def test_the_pending_cards_alone_need_a_session(self, server: ServerProcess) -> None:
+        assert httpx2.get(f"{server.base}/dashboard/pending").status_code == 401
+        card_id = hold_elevation(server, f"live-{uuid.uuid4().hex[:6]}", "fragment check")
+        try:
+            with signed_in(server) as browser:
+                fragment = browser.get("/dashboard/pending")
+            assert fragment.status_code == 200 and f'data-card="{card_id}"' in fragment.text
+            assert "<html" not in fragment.text and 'name="csrf"' in fragment.text
+        finally:
+            deny(server, card_id)
+
+
 class TestSecurityHeaders:
     """Every dashboard and API answer forbids framing and sniffing, sends no referrer, and
     carries a Content-Security-Policy that allows nothing the page does not use."""
@@ -240,4 +295,10 @@ class TestSecurityHeaders:
         html = answers["dashboard"].headers["content-security-policy"]
         nonce = re.search(r"'nonce-([A-Za-z0-9_-]+)'", html)
         assert nonce and f'nonce="{nonce.group(1)}"' in answers["dashboard"].text
-        assert "form-action 'self'" in html and "script-src" not in html
+        assert "form-action 'self'" in html
+        # The dashboard runs exactly its one nonce'd script and fetches its own origin only; the
+        # sign-in page runs none.
+        assert f"script-src 'nonce-{nonce.group(1)}';" in html and "connect-src 'self'" in html
+        assert html.count("script-src") == 1 and "'self' " not in html.split("script-src", 1)[1].split(";")[0]
+        assert "script-src" not in answers["sign-in page"].headers["content-security-policy"]
+        assert "<script" not in answers["sign-in page"].text
