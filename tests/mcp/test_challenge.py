@@ -39,9 +39,10 @@ class TestChallenge:
     @pytest.mark.parametrize("era", ["legacy", "modern"])
     def test_unknown_token(self, server: ServerProcess, era: str) -> None:
         method = "initialize" if era == "legacy" else "tools/list"
-        challenge = challenge_of(post(server, era, method, {}, "not-a-token"))
+        response = post(server, era, method, {}, "not-a-token")
+        challenge = challenge_of(response)
         assert 'error="invalid_token"' in challenge and "resource_metadata=" in challenge
-        assert "not-a-token" not in challenge
+        assert "not-a-token" not in challenge and "not-a-token" not in response.text
 
     def test_a_modern_call_without_any_token(self, server: ServerProcess) -> None:
         response = post(server, "modern", "tools/call", {"name": "files.list", "arguments": {"path": ""}}, None)
