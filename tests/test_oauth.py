@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from benchkit import INITIALIZE
 from facade.access.oauth import InvalidToken, JwtVerifier, OAuthConfig, metadata_urls
 from facade.catalogue.discovery import discover
-from facade.errors import Unavailable
+from facade.errors import ConfigError, Unavailable
 from tests.authorization_server import AuthorizationServer, new_key
 from tests.support import ACCEPT, DEV, ServerProcess, modern_body, modern_headers, write_agents
 
@@ -362,3 +362,26 @@ class TestUnits:
         mac = hmac.new(key.as_pem(private=False), signing_input.encode(), hashlib.sha256).digest()
         with pytest.raises(InvalidToken, match="algorithm this server does not accept|cannot be read"):
             verifier.verify(f"{signing_input}.{b64(mac)}")
+
+
+class TestConfiguration:
+    """The audience a token must name has to be knowable, or the server does not start."""
+
+    def test_off_loopback_without_a_url(self) -> None:
+        from facade.serving.service import jwt_verifier
+        from facade.settings import Settings
+
+        settings = Settings(host="0.0.0.0", oauth_issuers="https://as.example")
+        with pytest.raises(ConfigError, match="set FACADE_PUBLIC_URL"):
+            jwt_verifier(settings, {})
+        public = Settings(host="0.0.0.0", oauth_issuers="https://as.example", public_url="https://mcp.example.com/")
+        verifier = jwt_verifier(public, {})
+        assert verifier is not None and verifier.config.audience == "https://mcp.example.com/mcp"
+        named = Settings(host="0.0.0.0", oauth_issuers="https://as.example", oauth_audience="api://facade")
+        assert jwt_verifier(named, {}).config.audience == "api://facade"  # type: ignore[union-attr]
+
+    def test_off_by_default(self) -> None:
+        from facade.serving.service import jwt_verifier
+        from facade.settings import Settings
+
+        assert jwt_verifier(Settings(), {}) is None

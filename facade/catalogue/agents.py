@@ -85,7 +85,8 @@ def load_agents(folder: Path, registry: Registry, environ: dict[str, str] | None
         for client in agent.oauth_clients:
             if client in clients:
                 raise AgentError(
-                    f"{path}: OAuth client {client!r} is already {clients[client]!r}'s; a client acts as one agent"
+                    f"{path}: OAuth client {client!r} is listed by agent {clients[client]!r} too; a client acts as "
+                    "one agent, so list it in one agent.toml"
                 )
             clients[client] = agent.name
         agents[agent.name] = agent

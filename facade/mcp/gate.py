@@ -16,12 +16,14 @@ import json
 import re
 from collections.abc import Callable
 
+import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facade.access.identity import TokenBook, bearer_of
 from facade.errors import IdentityError, Unavailable
 from facade.mcp.refusal import refuse
 
+log = structlog.get_logger("facade.mcp.gate")
 NEEDS = "this MCP endpoint needs 'Authorization: Bearer <token>' with an agent or runtime token"
 # RFC 6750 §3: error_description is printable ASCII without '"' and '\'.
 _NOT_IN_DESCRIPTION = re.compile(r'[^\x20\x21\x23-\x5b\x5d-\x7e]')
@@ -76,6 +78,9 @@ class Gate:
         await self.app(scope, receive, send)
 
     async def _unauthorized(self, scope: Scope, send: Send, message: str, description: str | None) -> None:
+        # The reason is this server's own words (never the token, nor a claim the sender chose),
+        # so that an operator setting up an issuer sees why its tokens are refused.
+        log.info("mcp.unauthorized", reason=description or "no token")
         www = challenge(self.metadata_url(scope), description)
         await refuse(send, 401, message + "; nothing was run", headers=[(b"www-authenticate", www)])
 
