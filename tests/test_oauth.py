@@ -217,6 +217,12 @@ class TestMetadata:
             "resource_name": "Facade",
         }
 
+    def test_browsers_may_read_it(self, facade: ServerProcess) -> None:
+        url = f"{facade.base}/.well-known/oauth-protected-resource/mcp"
+        asked = httpx2.options(url, headers={"Origin": "https://app.example", "Access-Control-Request-Method": "GET"}, timeout=30)
+        assert asked.status_code == 204 and asked.headers["access-control-allow-origin"] == "*"
+        assert httpx2.get(url, timeout=30).headers["access-control-allow-origin"] == "*"
+
     def test_without_an_issuer(self, server: ServerProcess) -> None:
         """Static tokens only: the resource is described, with no authorization server."""
         document = httpx2.get(f"{server.base}/.well-known/oauth-protected-resource/mcp", timeout=30).json()

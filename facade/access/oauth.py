@@ -121,7 +121,7 @@ class KeySource:
             self.tried_at = self.clock()
             try:
                 keys = await self._fetch()
-            except (httpx2.HTTPError, ValueError, JoseError) as exc:
+            except (httpx2.HTTPError, ValueError, KeyError, TypeError, JoseError) as exc:  # unreachable, or not a JWKS
                 log.warning("oauth.keys_unavailable", issuer=self.issuer, error=exc.__class__.__name__, detail=str(exc)[:200])
                 return self._check_kept()
             self.keys, self.kids = keys, frozenset(k.kid for k in keys if k.kid)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Scope
 
@@ -51,8 +51,20 @@ def resource_metadata(settings: Settings, scope: Scope) -> dict[str, Any]:
     return document
 
 
-def wellknown_routes(settings: Settings) -> list[Route]:
-    async def metadata(request: Request) -> JSONResponse:
-        return JSONResponse(resource_metadata(settings, request.scope), headers={"cache-control": "max-age=300"})
+# Public facts, read by MCP clients that run in a browser too (the SDK's discovery sends an
+# MCP-Protocol-Version header, so a browser asks first with OPTIONS).
+CORS = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET, OPTIONS",
+    "access-control-allow-headers": "*",
+}
 
-    return [Route(METADATA_PATH, metadata), Route(f"{METADATA_PATH}{RESOURCE_PATH}", metadata)]
+
+def wellknown_routes(settings: Settings) -> list[Route]:
+    async def metadata(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers=CORS)
+        return JSONResponse(resource_metadata(settings, request.scope), headers={"cache-control": "max-age=300", **CORS})
+
+    methods = ["GET", "OPTIONS"]
+    return [Route(METADATA_PATH, metadata, methods=methods), Route(f"{METADATA_PATH}{RESOURCE_PATH}", metadata, methods=methods)]
