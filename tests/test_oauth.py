@@ -391,3 +391,36 @@ class TestConfiguration:
         from facade.settings import Settings
 
         assert jwt_verifier(Settings(), {}) is None
+
+
+class TestMangledTokens:
+    def test_every_mangled_token_is_refused_with_a_reason(self) -> None:
+        """3,000 tokens with 1-5 characters changed: each is refused as InvalidToken (never
+        another exception), or decodes to the very bytes of the original (base64's spare
+        trailing bits), so nothing it claims has changed."""
+        import base64
+        import random
+        import string
+
+        def raw(segment: str) -> bytes:
+            return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+
+        issuer = AuthorizationServer()
+        verifier = JwtVerifier(OAuthConfig(issuers=(issuer.issuer,), audience="urn:test"), {"c": "atlas"})
+        verifier._sources[issuer.issuer].keys = KeySet.import_key_set(KeySet([issuer.key]).as_dict(private=False))  # noqa: SLF001
+        good = issuer.mint(aud="urn:test", client_id="c")
+        assert verifier.verify(good).agent == "atlas"
+        rng = random.Random(14)
+        refused = 0
+        for _ in range(3000):
+            chars = list(good)
+            for _ in range(rng.randint(1, 5)):
+                chars[rng.randrange(len(chars))] = rng.choice(string.ascii_letters + string.digits + "-_.=+/")
+            mangled = "".join(chars)
+            try:
+                verifier.verify(mangled)
+            except InvalidToken:
+                refused += 1
+                continue
+            assert [raw(s) for s in mangled.split(".")] == [raw(s) for s in good.split(".")]
+        assert refused > 2900

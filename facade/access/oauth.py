@@ -215,7 +215,7 @@ class JwtVerifier:
             raise InvalidToken(f"its signature does not verify with the keys of {source.issuer}") from None
         except UnsupportedAlgorithmError:
             raise InvalidToken(f"it is signed with an algorithm this server does not accept; accepted: {', '.join(ALGORITHMS)}") from None
-        except JoseError:
+        except (JoseError, ValueError, TypeError):  # a mangled signature or header can surface as either
             raise InvalidToken("it cannot be read as a signed JWT") from None
         self._check_claims(decoded.claims, source.issuer)
         client = self._client(decoded.claims)
