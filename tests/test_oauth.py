@@ -386,6 +386,21 @@ class TestConfiguration:
         named = Settings(host="0.0.0.0", oauth_issuers="https://as.example", oauth_audience="api://facade")
         assert jwt_verifier(named, {}).config.audience == "api://facade"  # type: ignore[union-attr]
 
+    def test_serve_says_what_to_set(self, tmp_path: Path) -> None:
+        import os
+        import subprocess
+        import sys
+
+        from tests.support import base_env, free_port
+
+        env = {**os.environ, **base_env(tmp_path), "FACADE_HOST": "0.0.0.0", "FACADE_OAUTH_ISSUERS": "https://as.example"}
+        done = subprocess.run(
+            [sys.executable, "-m", "facade.cli", "serve", "--port", str(free_port())],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )
+        assert done.returncode != 0 and "Traceback" not in done.stderr
+        assert done.stderr.startswith("error: FACADE_OAUTH_ISSUERS is set") and "FACADE_PUBLIC_URL" in done.stderr
+
     def test_off_by_default(self) -> None:
         from facade.serving.service import jwt_verifier
         from facade.settings import Settings
