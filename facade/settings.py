@@ -87,6 +87,28 @@ class Settings(BaseSettings):
         gt=0, description="How long one tool call may run before it stops at its next safe point."
     )
     seed: bool = True
+    # MCP authorization as a resource server (README "Authorization"): off while no issuer is set;
+    # static tokens keep working beside it.
+    oauth_issuers: str = Field(
+        default="",
+        description="Comma-separated issuer URLs of the authorization servers whose JWT access tokens are accepted.",
+    )
+    oauth_audience: str = Field(
+        default="", description="The audience a token must name; this server's resource URL (public URL + /mcp) when unset."
+    )
+    oauth_jwks_url: str = Field(
+        default="", description="Where the signing keys are; read from each issuer's metadata when unset."
+    )
+    oauth_agent_claim: str = Field(
+        default="client_id",
+        description="The token claim matched against agent.toml's oauth_clients (client_id falls back to azp).",
+    )
+    oauth_operator_scope: str = Field(
+        default="", description="A token with this scope is the operator on /api (e.g. facade:operator); none when unset."
+    )
+    oauth_refetch_seconds: float = Field(
+        default=60, ge=0, description="At most one signing-key fetch per issuer this often for an unknown key id."
+    )
     log_json: bool | None = Field(default=None, description="JSON logs; by default when not on a terminal.")
 
     @field_validator("max_body_bytes")
@@ -120,6 +142,22 @@ class Settings(BaseSettings):
             return self.replica_url.rstrip("/")
         host = socket.gethostname() if self.host in ("0.0.0.0", "::", "") else self.host
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
+
+    @property
+    def oauth_issuer_list(self) -> list[str]:
+        return _split(self.oauth_issuers)  # compared exactly, a trailing "/" included (RFC 8414 §3.3)
+
+    @property
+    def resource_url(self) -> str | None:
+        """This server's MCP endpoint as clients name it (RFC 9728's resource identifier):
+        FACADE_PUBLIC_URL + /mcp, else the loopback address it listens on; None when neither
+        says (a wildcard address names no URL a client can use)."""
+        if self.public_url:
+            return f"{self.public_url.rstrip('/')}/mcp"
+        if self.on_loopback:
+            host = f"[{self.host}]" if ":" in self.host else self.host
+            return f"http://{host}:{self.port}/mcp"
+        return None
 
     @property
     def on_loopback(self) -> bool:

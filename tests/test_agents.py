@@ -53,6 +53,21 @@ class TestErrors:
         with pytest.raises(AgentError, match="same token as 'a'"):
             load_agents(tmp_path, REGISTRY, environ={"T_A": "same", "T_B": "same"})
 
+    def test_oauth_clients(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\noauth_clients = ["desk", " cli "]\n')
+        assert load_agents(tmp_path, REGISTRY, environ={})["a"].oauth_clients == ("desk", "cli")
+
+    def test_one_oauth_client_for_two_agents(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\noauth_clients = ["desk"]\n')
+        write(tmp_path, "b", 'name = "b"\noauth_clients = ["desk"]\n')
+        with pytest.raises(AgentError, match="OAuth client 'desk' is listed by agent 'a' too; a client acts as one agent"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
+    def test_an_empty_oauth_client(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\noauth_clients = [""]\n')
+        with pytest.raises(AgentError, match="oauth_clients.0"):
+            load_agents(tmp_path, REGISTRY, environ={})
+
     def test_malformed_toml_and_unknown_keys(self, tmp_path: Path) -> None:
         write(tmp_path, "a", 'name = "a\n')
         with pytest.raises(AgentError, match="cannot read it as TOML"):

@@ -40,11 +40,11 @@ def initialize(url: str, headers: dict[str, str]) -> httpx2.Response:
     return httpx2.post(url, content=INITIALIZE, headers={**ACCEPT, **headers}, timeout=60)
 
 
-async def refused_on_opening(url: str, token: str | None, match: str) -> None:
-    """The SDK client in legacy mode cannot even open its session: `initialize` is refused, with
-    the server's message."""
+async def refused_on_opening(url: str, token: str | None, match: str, mode: str = "legacy") -> None:
+    """The SDK client cannot even connect: its first request (legacy `initialize`, or the
+    2026-07-28 discovery) is refused with 401 and the server's message (facade/mcp/gate.py)."""
     with pytest.raises(BaseExceptionGroup) as caught:
-        async with mcp_client(url, token, mode="legacy"):
+        async with mcp_client(url, token, mode=mode):
             pass
     assert caught.group_contains(MCPError, match=match), caught.value
 

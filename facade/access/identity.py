@@ -1,7 +1,9 @@
 """Who is calling, and in which conversation: the one place both are resolved (DESIGN "Identity").
 
 Tokens are looked up by their SHA-256 digest, so no token is kept in a dict key, a log line or an
-error message; a message names the token's source (header, argument), never its value.
+error message; a message names the token's source (header, argument), never its value. Beside the
+static tokens, a JWT access token of a configured authorization server is its client's agent, or
+the operator with the operator scope (facade/access/oauth.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from facade.catalogue.agents import DEV_TOKEN_PREFIX, Agent
+from facade.access.oauth import InvalidToken, JwtVerifier
 from facade.errors import ConfigError, IdentityError
 
 PrincipalKind = Literal["agent", "runtime", "operator"]
@@ -68,7 +71,9 @@ class TokenBook:
         operator_token: str | None = None,
         on_loopback: bool,
         anonymous_agent: str | None = None,
+        verifier: JwtVerifier | None = None,
     ) -> None:
+        self.verifier = verifier
         self.anonymous_agent = _checked_anonymous(anonymous_agent or None, agents, on_loopback=on_loopback)
         self._owners: dict[bytes, Principal] = {}
         for agent in agents.values():
@@ -81,8 +86,41 @@ class TokenBook:
         if operator:
             self._owners[_digest(operator)] = Principal("operator")
 
-    def lookup(self, token: str | None) -> Principal | None:
-        return self._owners.get(_digest(token)) if token else None
+    def lookup(self, token: str | None, *, operator_first: bool = False) -> Principal | None:
+        """The token's owner, or None. A JWT is checked with the keys already fetched
+        (`authenticate` fetches them); `operator_first` (the operator API) makes a JWT with the
+        operator scope the operator even when its client is also an agent's."""
+        try:
+            return self._owner(token, operator_first) if token else None
+        except InvalidToken:
+            return None
+
+    async def authenticate(self, token: str, *, operator_first: bool = False) -> Principal:
+        """The owner of a bearer token, fetching a JWT issuer's keys first when they are needed;
+        IdentityError saying why a token is refused (Unavailable when the keys cannot be had)."""
+        if self.verifier is not None and _digest(token) not in self._owners and self.verifier.looks_like_jwt(token):
+            await self.verifier.prepare(token)
+        try:
+            principal = self._owner(token, operator_first)
+        except InvalidToken as exc:
+            raise IdentityError(f"the bearer token sent is not accepted here: {exc}") from None
+        if principal is None:
+            raise IdentityError("the bearer token sent is not accepted here")
+        return principal
+
+    def _owner(self, token: str, operator_first: bool) -> Principal | None:
+        static = self._owners.get(_digest(token))
+        if static is not None or self.verifier is None or not self.verifier.looks_like_jwt(token):
+            return static
+        verified = self.verifier.verify(token)
+        if verified.operator and (operator_first or verified.agent is None):
+            return Principal("operator")
+        if verified.agent is not None:
+            return Principal("agent", verified.agent)
+        raise InvalidToken(
+            f"its {self.verifier.config.agent_claim} is not in any agent's oauth_clients (agent.toml), "
+            "so it acts as no agent here"
+        )
 
 
 def accepted_operator_token(configured: str | None, *, on_loopback: bool) -> str | None:

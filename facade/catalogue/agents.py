@@ -6,9 +6,9 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from facade.errors import AgentError
 from facade.catalogue.registry import Registry
@@ -29,6 +29,7 @@ class AgentFile(BaseModel):
     context_window: int | None = Field(default=None, gt=0)
     tokenizer: str | None = None
     token_env: str | None = None
+    oauth_clients: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(default_factory=list)
     apps: dict[str, AppSetting] = Field(default_factory=dict)
 
 
@@ -40,6 +41,8 @@ class Agent:
         token: the bearer token it authenticates with; the development token `facade-dev-<name>`
             when its `token_env` is unset (accepted only on loopback, see identity.py).
         dev_token: whether `token` is that development token.
+        oauth_clients: the OAuth client ids whose access tokens act as this agent (the claim
+            FACADE_OAUTH_AGENT_CLAIM names, client_id by default; facade/access/oauth.py).
         apps: domain → "default" | "core" | "full"; a domain not listed is invisible.
         workspace: the agent's folder (SYSTEM.md, TOOLS.md, memory files).
     """
@@ -54,6 +57,7 @@ class Agent:
     dev_token: bool
     apps: dict[str, AppSetting]
     workspace: Path
+    oauth_clients: tuple[str, ...] = ()
 
 
 def dev_token_for(name: str) -> str:
@@ -67,6 +71,7 @@ def load_agents(folder: Path, registry: Registry, environ: dict[str, str] | None
         raise AgentError(f"agents folder {folder} does not exist; create it or set FACADE_AGENTS_DIR")
     agents: dict[str, Agent] = {}
     owners: dict[str, str] = {}
+    clients: dict[str, str] = {}
     for path in sorted(folder.glob(f"*/{AGENT_FILE}")):
         agent = load_agent(path, registry, env)
         if agent.name in agents:
@@ -77,6 +82,13 @@ def load_agents(folder: Path, registry: Registry, environ: dict[str, str] | None
                 "give each agent its own token_env"
             )
         owners[agent.token] = agent.name
+        for client in agent.oauth_clients:
+            if client in clients:
+                raise AgentError(
+                    f"{path}: OAuth client {client!r} is listed by agent {clients[client]!r} too; a client acts as "
+                    "one agent, so list it in one agent.toml"
+                )
+            clients[client] = agent.name
         agents[agent.name] = agent
     return agents
 
@@ -113,6 +125,7 @@ def load_agent(path: Path, registry: Registry, env: os._Environ[str] | dict[str,
         dev_token=not token,
         apps=dict(spec.apps),
         workspace=path.parent,
+        oauth_clients=tuple(spec.oauth_clients),
     )
 
 

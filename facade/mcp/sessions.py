@@ -4,14 +4,14 @@ an idle one lives, and what is forgotten when one ends.
 The SDK's `StreamableHTTPSessionManager` keeps each session in this process's memory. Opening
 one cost ~33 kB and needed no token (2,000 anonymous sessions held 66 MB, and stayed); an ended
 one left its entry in the list-changed fan-out (~21 kB each). Here a session opens only for a
-token that may list tools, at most `max_per_token` at once per token on this replica (the memory
+token that may list tools (facade/mcp/gate.py refuses every other request first), at most `max_per_token` at once per token on this replica (the memory
 being protected is the replica's), expires after `idle_seconds` with nothing in flight, and is
 forgotten by `on_end` when it ends, however it ends. With a replica id (several replicas behind
 a balancer) every session id begins with it, so any replica can tell which one holds a session
 (facade/mcp/replicas.py).
 
 Built on three seams of the SDK manager as they are in mcp 2.3.x (pyproject.toml holds the SDK
-to 2.3.x): `_handle_stateful_request` (the handshake-era path, where the token is checked),
+to 2.3.x): `_handle_stateful_request` (the handshake-era path, where the holder is noted),
 `_admit_session` (where a session id is minted, under the creation lock) and `_discard_session`
 (called however a session ends).
 """
@@ -31,8 +31,7 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
-from facade.access.identity import TokenBook, bearer_of, resolve_listing
-from facade.errors import IdentityError
+from facade.access.identity import bearer_of
 from facade.mcp.refusal import refuse
 from facade.mcp.replicas import session_id_for
 
@@ -55,20 +54,18 @@ class CapReached(Exception):
 
 
 class SessionManager(StreamableHTTPSessionManager):
-    """The SDK's manager with a token check before opening, a per-token cap, and a hook at the end."""
+    """The SDK's manager with a per-token cap and a hook at the end."""
 
     def __init__(
         self,
         app: Server[Any],
         *,
-        book: TokenBook,
         limits: SessionLimits,
         on_end: Callable[[str], None],
         replica_id: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(app, session_idle_timeout=limits.idle_seconds, **kwargs)
-        self.book = book
         self.limits = limits
         self.replica_id = replica_id
         self._on_end = on_end
@@ -82,11 +79,6 @@ class SessionManager(StreamableHTTPSessionManager):
             return
         authorization = headers.get(b"authorization")
         bearer = bearer_of(authorization.decode("latin-1") if authorization is not None else None)
-        try:
-            resolve_listing(self.book, bearer)  # the tokens that may list are the ones that may open
-        except IdentityError:
-            await _refuse_unidentified(send, sent=authorization is not None)
-            return
         holder = _holder(bearer)
         reset = _opening.set(holder)
         try:
@@ -155,13 +147,3 @@ def _holder(bearer: str | None) -> str:
     """Whose session this is, without keeping the token: its digest (or no token at all, the
     anonymous agent's)."""
     return hashlib.sha256(bearer.encode()).hexdigest() if bearer is not None else ""
-
-
-async def _refuse_unidentified(send: Send, *, sent: bool) -> None:
-    message = (
-        "opening an MCP session needs 'Authorization: Bearer <token>' with an agent or runtime token"
-        + ("; the one sent is not accepted here" if sent else "")
-        + "; no session was opened"
-    )
-    challenge = b'Bearer realm="facade", error="invalid_token"' if sent else b'Bearer realm="facade"'
-    await refuse(send, 401, message, headers=[(b"www-authenticate", challenge)])

@@ -23,6 +23,8 @@ from facade.serving.database import make_engine, session_factory
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
+from facade.access.oauth import JwtVerifier, OAuthConfig
+from facade.errors import ConfigError
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
 from facade.settings import Settings
@@ -76,6 +78,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         operator_token=settings.operator_token,
         on_loopback=settings.on_loopback,
         anonymous_agent=settings.anonymous_agent,
+        verifier=jwt_verifier(settings, agents),
     )
     if tokens.anonymous_agent is not None:
         log.warning("identity.anonymous_agent", agent=tokens.anonymous_agent, hint="requests without a token act as this agent")
@@ -115,6 +118,31 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         changes,
         audit,
     )
+
+
+def jwt_verifier(settings: Settings, agents: dict[str, Agent]) -> JwtVerifier | None:
+    """The verifier of the configured authorization servers' tokens; None while none is set."""
+    issuers = settings.oauth_issuer_list
+    if not issuers:
+        return None
+    audience = settings.oauth_audience or settings.resource_url
+    if not audience:
+        raise ConfigError(
+            "FACADE_OAUTH_ISSUERS is set, so every token must be bound to this server's URL, and listening on "
+            f"{settings.host} names none: set FACADE_PUBLIC_URL to the URL clients reach (e.g. "
+            "https://mcp.example.com), or FACADE_OAUTH_AUDIENCE to the audience your authorization server issues"
+        )
+    config = OAuthConfig(
+        issuers=tuple(issuers),
+        audience=audience,
+        jwks_url=settings.oauth_jwks_url or None,
+        agent_claim=settings.oauth_agent_claim,
+        operator_scope=settings.oauth_operator_scope or None,
+        refetch_seconds=settings.oauth_refetch_seconds,
+    )
+    clients = {client: agent.name for agent in agents.values() for client in agent.oauth_clients}
+    log.info("oauth.enabled", issuers=issuers, audience=audience, clients=len(clients))
+    return JwtVerifier(config, clients)
 
 
 def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:

@@ -28,7 +28,7 @@ from facade.reports.budget import agent_budget
 from facade.reports.inventory import catalogue_report
 from facade.serving.conversations import delete_conversation
 from facade.serving.service import Service
-from facade.errors import Conflict, FacadeError, NotFound, Unavailable, UsageError
+from facade.errors import Conflict, FacadeError, IdentityError, NotFound, Unavailable, UsageError
 from facade.access.identity import Principal, bearer_of, checked_conversation
 from facade.reports.toolsmd import render_tools_md
 from facade.web import models
@@ -67,8 +67,14 @@ class ApiRoute:
     tags: tuple[str, ...] = field(default=("api",))
 
 
-def authorize(service: Service, request: Request, route: ApiRoute) -> Principal:
-    principal = service.token_book.lookup(bearer_of(request.headers.get("authorization")))
+async def authorize(service: Service, request: Request, route: ApiRoute) -> Principal:
+    """The operator token, or an access token with the operator scope (FACADE_OAUTH_OPERATOR_SCOPE),
+    may use every route; an agent's token its own `/api/agents/{self}/…` routes."""
+    bearer = bearer_of(request.headers.get("authorization"))
+    try:
+        principal = await service.token_book.authenticate(bearer, operator_first=True) if bearer else None
+    except IdentityError:
+        principal = None
     if principal is None:
         raise ApiError(401, "send 'Authorization: Bearer <operator token>' (FACADE_OPERATOR_TOKEN)")
     if principal.kind == "operator":
@@ -345,7 +351,7 @@ def starlette_routes(service: Service, routes: list[ApiRoute]) -> list[Route]:
     def endpoint(route: ApiRoute) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
             try:
-                principal = authorize(service, request, route)
+                principal = await authorize(service, request, route)
                 return await route.handler(request, service, principal)
             except ApiError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=exc.status)

@@ -1,5 +1,5 @@
 """The HTTP application: `/mcp` (streamable HTTP, both protocol eras), the operator API under
-`/api`, `/openapi.json` and `/healthz`."""
+`/api`, `/openapi.json`, `/healthz` and `/.well-known/oauth-protected-resource`."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from facade.serving.lifecycle import serving
 from facade.serving.service import Service
 from facade.access.redis_store import RedisReplicas
 from facade.mcp.fanout import Fanout
+from facade.mcp.gate import Gate
 from facade.mcp.forward import Forward
 from facade.mcp.replicas import Replica
 from facade.mcp.server import build_mcp_server
@@ -32,6 +33,7 @@ from facade.web.headers import SecurityHeaders
 from facade.web.limits import BodyLimit
 from facade.web.models import Health, body
 from facade.web.openapi import openapi
+from facade.web.wellknown import metadata_url_for, wellknown_routes
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
@@ -49,7 +51,6 @@ def build_app(service: Service) -> Starlette:
     replica = Replica(settings.effective_replica_url, RedisReplicas(settings.redis_url)) if settings.redis_url else None
     manager = SessionManager(
         server,
-        book=service.token_book,
         limits=SessionLimits(max_per_token=settings.max_sessions_per_token, idle_seconds=settings.session_idle_seconds),
         on_end=fanout.forget,
         replica_id=replica.id if replica is not None else None,
@@ -60,6 +61,7 @@ def build_app(service: Service) -> Starlette:
     )
     mcp_app = Splice(StreamableHTTPASGIApp(manager))
     forward = Forward(mcp_app, replica) if replica is not None else None
+    gate = Gate(forward or mcp_app, service.token_book, metadata_url_for(settings))
 
     async def healthz(_: Request) -> JSONResponse:
         try:
@@ -86,8 +88,9 @@ def build_app(service: Service) -> Starlette:
 
     return Starlette(
         routes=[
-            Route("/mcp", endpoint=forward or mcp_app, methods=["GET", "POST", "DELETE"]),
+            Route("/mcp", endpoint=gate, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
+            *wellknown_routes(settings),
             Route("/openapi.json", openapi_json),
             *starlette_routes(service, ROUTES),
             *dashboard_routes(service),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from facade.mcp.gate import replay
 from facade.mcp.refusal import refuse
 
 
@@ -28,14 +29,14 @@ class BodyLimit:
         while more:
             message = await receive()
             if message["type"] != "http.request":
-                await self.app(scope, _replay([message]), send)
+                await self.app(scope, replay([message]), send)
                 return
             body += message.get("body", b"")
             if len(body) > self.max_bytes:
                 await self._refuse(len(body), send)
                 return
             more = message.get("more_body", False)
-        await self.app(scope, _replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive), send)
+        await self.app(scope, replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive), send)
 
     async def _refuse(self, size: int, send: Send) -> None:
         message = (
@@ -43,16 +44,3 @@ class BodyLimit:
             "send smaller arguments (read or write large content in parts), or raise FACADE_MAX_BODY_BYTES"
         )
         await refuse(send, 413, message)
-
-
-def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
-    queue = list(messages)
-
-    async def receive() -> Message:
-        if queue:
-            return queue.pop(0)
-        if then is not None:
-            return await then()
-        return {"type": "http.disconnect"}
-
-    return receive

@@ -7,11 +7,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
-from tests.support import DEV, ServerProcess, mcp_client, raw_call, text_of
+from tests.support import DEV, ServerProcess, mcp_client, modern_body, modern_headers, raw_call, text_of
 from tests.test_sessions import refused_on_opening
 
 pytestmark = pytest.mark.anyio
@@ -50,23 +49,11 @@ class TestViews:
                 assert "auth_token" not in node.get("required", [])
 
     async def test_listing_without_a_token_is_refused_clearly(self, server: ServerProcess, era: str) -> None:
-        if era == "legacy":  # a handshake-era session does not even open (tests/test_sessions.py)
-            await refused_on_opening(server.url, None, "Authorization: Bearer")
-            return
-        async with mcp_client(server.url, None, mode=era) as client:
-            with pytest.raises(MCPError, match="Authorization: Bearer"):
-                await client.list_tools()
+        # Refused with 401 before anything is served, in either era (tests/mcp/test_challenge.py).
+        await refused_on_opening(server.url, None, "Authorization: Bearer", mode=era)
 
     async def test_unknown_token_is_refused(self, server: ServerProcess, era: str) -> None:
-        if era == "legacy":
-            await refused_on_opening(server.url, "not-a-token", "not accepted")
-            return
-        async with mcp_client(server.url, "not-a-token", mode=era) as client:
-            with pytest.raises(MCPError, match="not accepted"):
-                await client.list_tools()
-            result = await client.call_tool("files.list", {"path": ""})
-            assert result.is_error and "not known" in text_of(result)
-            assert "not-a-token" not in text_of(result)
+        await refused_on_opening(server.url, "not-a-token", "not accepted", mode=era)
 
 
 def schema_nodes(schema: Any) -> list[dict[str, Any]]:
@@ -125,10 +112,16 @@ class TestCalls:
     def test_injected_token_without_bearer(self, server: ServerProcess) -> None:
         as_atlas = raw_call(server.url, "files.list", {"path": "", "auth_token": DEV["atlas"]})
         as_francis = raw_call(server.url, FILES_FULL, {"auth_token": DEV["francis"]})
-        nobody = raw_call(server.url, "files.list", {"path": ""})
         assert not as_atlas.get("isError"), as_atlas
         assert as_francis["content"][0]["text"] == unknown_tool_message(FILES_FULL)
-        assert nobody["isError"] and "no agent token" in nobody["content"][0]["text"]
+        nobody = httpx2.post(
+            server.url,
+            content=modern_body("tools/call", {"name": "files.list", "arguments": {"path": ""}}),
+            headers=modern_headers("tools/call", "files.list"),
+            timeout=30,
+        )
+        # No token anywhere: challenged with 401 before anything runs (tests/mcp/test_challenge.py).
+        assert nobody.status_code == 401 and "none was sent" in nobody.json()["error"]["message"]
 
     async def test_runtime_connection_enforces_the_injected_agent(self, server: ServerProcess, era: str) -> None:
         async with mcp_client(server.url, DEV["runtime"], mode=era) as client:
