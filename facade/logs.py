@@ -42,12 +42,6 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
-    structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        cache_logger_on_first_use=True,
-    )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
@@ -56,14 +50,24 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
                 structlog.stdlib.PositionalArgumentsFormatter(),
                 structlog.stdlib.ExtraAdder(),
                 _drop_colours,
+                _no_bearer,
             ],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.format_exc_info,
-                _no_bearer,
                 renderer,
             ],
         )
+    )
+    # structlog's own events are rendered by the same chain and written straight to the handler's
+    # stream under its lock: a tool.call line cost ~3x more as a standard-library record
+    # (scripts/bench_logs.py). A structlog logger wrapped around a standard-library one
+    # (facade/catalogue/discovery.py) still hands its event to the handler's formatter.
+    structlog.configure(
+        processors=[*shared, structlog.processors.format_exc_info, _Finish(renderer)],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=lambda name=None, *_: _Lines(handler, name or "facade"),
+        cache_logger_on_first_use=True,
     )
     root = logging.getLogger()
     for old in list(root.handlers):
@@ -80,6 +84,33 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
     if as_json:
         sys.excepthook = _log_uncaught
         threading.excepthook = _log_thread_uncaught
+
+
+class _Lines:
+    """What structlog's loggers write to: whole lines on the handler's stream, under its lock."""
+
+    def __init__(self, handler: logging.StreamHandler[Any], name: str) -> None:
+        self.handler = handler
+        self.name = name
+
+    def msg(self, line: str) -> None:
+        with self.handler.lock or contextlib.nullcontext():
+            self.handler.stream.write(line + "\n")
+            self.handler.stream.flush()
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
+
+
+class _Finish:
+    """The last processor: render, or hand the event to a wrapped standard-library logger."""
+
+    def __init__(self, renderer: Processor) -> None:
+        self.renderer = renderer
+
+    def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> Any:
+        if isinstance(logger, logging.Logger):
+            return structlog.stdlib.ProcessorFormatter.wrap_for_formatter(logger, method, event_dict)
+        return self.renderer(logger, method, event_dict)
 
 
 def announce(message: str, **fields: Any) -> None:
@@ -108,8 +139,8 @@ def _drop_colours(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict
 
 
 def _no_bearer(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
-    """Defence in depth: a bearer credential quoted by any library's message is masked. Facade's
-    own call sites never log a token; the test suite checks the whole log for them."""
+    """Defence in depth: a bearer credential quoted by another library's message is masked.
+    Facade's own call sites never log a token; the test suite checks the whole log for them."""
     for key, value in event_dict.items():
         if isinstance(value, str) and "earer" in value:
             event_dict[key] = _BEARER.sub(r"\1[redacted]", value)
