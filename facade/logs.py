@@ -1,30 +1,164 @@
-"""Logging: structlog to stderr (stdout belongs to the stdio transport), JSON when not on a
-terminal. Call sites log names and outcomes, never arguments: arguments can carry tokens."""
+"""Logging: one line per event on stderr (stdout belongs to the stdio transport), JSON when not on
+a terminal. Call sites log names and outcomes, never arguments: arguments can carry tokens.
+
+structlog's own loggers and the standard library's (uvicorn, the MCP SDK, alembic, warnings)
+go through one handler and one `ProcessorFormatter`, so every line has the same shape and
+carries the same context: what `bind_contextvars` bound for the request being handled (its
+request id, JSON-RPC id and method, MCP session, agent and conversation). One handler also
+means one lock: two threads never interleave halves of their lines.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import sys
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any
 
 import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+# The loggers kept at the configured level; every other one (the SDK's, alembic's, httpx's)
+# says only warnings and errors.
+CHATTY_AT_INFO = ("facade", "domains", "uvicorn.error")
+# Where a request's id travels: accepted from the client when well-formed, else made here, and
+# always in the response (facade/web/requests.py).
+REQUEST_ID_HEADER = "x-request-id"
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 
 
 def configure_logging(json_output: bool | None = None, level: int = logging.INFO) -> None:
     as_json = (not sys.stderr.isatty()) if json_output is None else json_output
-    renderer: structlog.typing.Processor = (
+    renderer: Processor = (
         structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer(colors=False)
     )
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                *shared,
+                structlog.stdlib.PositionalArgumentsFormatter(),
+                structlog.stdlib.ExtraAdder(),
+                _drop_colours,
+                _no_bearer,
+            ],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    # structlog's own events are rendered by the same chain and written straight to the handler's
+    # stream under its lock: a tool.call line cost ~3x more as a standard-library record
+    # (scripts/bench_logs.py). A structlog logger wrapped around a standard-library one
+    # (facade/catalogue/discovery.py) still hands its event to the handler's formatter.
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
+        processors=[*shared, structlog.processors.format_exc_info, _Finish(renderer)],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=lambda name=None, *_: _Lines(handler, name or "facade"),
         cache_logger_on_first_use=True,
     )
-    # The SDK and uvicorn log through the standard library; keep them on stderr and quieter.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    for name in CHATTY_AT_INFO:
+        logging.getLogger(name).setLevel(level)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        # uvicorn's own handlers (when it configured any) would print plain text beside ours.
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
+    logging.captureWarnings(True)  # warnings.warn becomes a `py.warnings` line, not bare stderr text
+    if as_json:
+        sys.excepthook = _log_uncaught
+        threading.excepthook = _log_thread_uncaught
+
+
+class _Lines:
+    """What structlog's loggers write to: whole lines on the handler's stream, under its lock."""
+
+    def __init__(self, handler: logging.StreamHandler[Any], name: str) -> None:
+        self.handler = handler
+        self.name = name
+
+    def msg(self, line: str) -> None:
+        with self.handler.lock or contextlib.nullcontext():
+            self.handler.stream.write(line + "\n")
+            self.handler.stream.flush()
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
+
+
+class _Finish:
+    """The last processor: render, or hand the event to a wrapped standard-library logger."""
+
+    def __init__(self, renderer: Processor) -> None:
+        self.renderer = renderer
+
+    def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> Any:
+        if isinstance(logger, logging.Logger):
+            return structlog.stdlib.ProcessorFormatter.wrap_for_formatter(logger, method, event_dict)
+        return self.renderer(logger, method, event_dict)
+
+
+def announce(message: str, **fields: Any) -> None:
+    """A line a person reads at start (the banner): one event like any other, so that a JSON log
+    stays JSON throughout; on a terminal the console renderer shows it readably."""
+    structlog.get_logger("facade.cli").info(message, **fields)
+
+
+@contextlib.contextmanager
+def log_scope(**bound: Any) -> Iterator[None]:
+    """Bind `bound` for the block; whatever is bound inside it (the agent, once known) is gone
+    after it, so one request's context never reaches the next one handled by the same task."""
+    before = structlog.contextvars.get_contextvars()
+    structlog.contextvars.bind_contextvars(**bound)
+    try:
+        yield
+    finally:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(**before)
+
+
+def _drop_colours(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
+    """uvicorn passes a terminal-coloured copy of its message as an extra; the message is enough."""
+    event_dict.pop("color_message", None)
+    return event_dict
+
+
+def _no_bearer(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
+    """Defence in depth: a bearer credential quoted by another library's message is masked.
+    Facade's own call sites never log a token; the test suite checks the whole log for them."""
+    for key, value in event_dict.items():
+        if isinstance(value, str) and "earer" in value:
+            event_dict[key] = _BEARER.sub(r"\1[redacted]", value)
+    return event_dict
+
+
+def _log_uncaught(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    if issubclass(kind, KeyboardInterrupt):
+        sys.__excepthook__(kind, value, tb)
+        return
+    structlog.get_logger("facade").critical("process.uncaught", exc_info=(kind, value, tb))
+
+
+def _log_thread_uncaught(args: threading.ExceptHookArgs) -> None:
+    if args.exc_value is None:
+        return
+    structlog.get_logger("facade").error(
+        "thread.uncaught",
+        thread=getattr(args.thread, "name", None),
+        exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+    )

@@ -130,7 +130,7 @@ class TestThirdPartyTiers:
             "lock: gadgets.ping is new (tier core, approval 0, read-only false)",
         ]
         assert [w.split(" from ")[0] for w in report["warnings"]] == ["tier: gadgets.count", "tier: gadgets.gadget_get"]
-        logged = [json.loads(line.split(": ", 1)[1]) for line in done.stderr.splitlines() if "tier_inferred" in line]
+        logged = [json.loads(line) for line in done.stderr.splitlines() if "tier_inferred" in line]  # JSON lines
         assert {(e["capability"], e["tier"], e["level"]) for e in logged} == {
             ("gadgets.count", "full", "warning"),
             ("gadgets.gadget_get", "core", "warning"),

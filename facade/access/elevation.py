@@ -27,6 +27,9 @@ class Elevations(Protocol):
 
     def expire_due(self) -> list[tuple[str, str, str]]: ...
 
+    def active(self) -> int | None:
+        """How many grants are live (None when the store cannot say)."""
+
 
 class MemoryElevations:
     """The default store: a dict guarded by a lock, expiry checked on read."""
@@ -54,6 +57,11 @@ class MemoryElevations:
         with self._lock:
             keys = [k for k in self._grants if k[1] == conversation]
             return [(k[0], d) for k in keys for d in self._grants.pop(k)]
+
+    def active(self) -> int | None:
+        now = self._clock()
+        with self._lock:
+            return sum(1 for grants in self._grants.values() for t in grants.values() if t > now)
 
     def expire_due(self) -> list[tuple[str, str, str]]:
         """Remove the grants whose time has passed; returns (agent, conversation, domain) of each."""

@@ -11,13 +11,15 @@ Keys (all under `facade:`):
                                 (facade/mcp/replicas.py): where its handshake-era sessions are
 
 Fail closed: when Redis cannot be reached, reading elevations answers "none" (every agent sees
-its defaults, core listing and calls go on) and granting or holding raises Unavailable.
+its defaults, core listing and calls go on) and granting or holding raises Unavailable. Every
+failed command is also reported to `on_error` (the service counts them: `facade_redis_errors`).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -37,6 +39,11 @@ SEP = "\x1f"
 CARD_KEEP_SECONDS = 7 * 24 * 3600  # decided cards stay readable for a week
 # Short timeouts: a Redis that does not answer must not hold a tools/list hostage.
 TIMEOUTS = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+OnError = Callable[[], None]
+
+
+def _ignore() -> None:
+    pass
 
 
 def unavailable(url: str) -> Unavailable:
@@ -55,14 +62,16 @@ def redact(url: str) -> str:
 
 
 class RedisElevations:
-    def __init__(self, client: redis.Redis, url: str) -> None:
+    def __init__(self, client: redis.Redis, url: str, on_error: OnError = _ignore) -> None:
         self.r = client
         self.url = url
+        self.on_error = on_error
 
     def elevated(self, agent: str, conversation: str) -> frozenset[str]:
         try:
             grants = self.r.hgetall(f"{PREFIX}elev:{agent}:{conversation}")
         except redis.RedisError:
+            self.on_error()
             log.warning("redis.elevations_unreadable", url=redact(self.url))
             return frozenset()  # fail closed: the defaults, never something new
         now = time.time()
@@ -80,6 +89,7 @@ class RedisElevations:
             pipe.expire(f"{PREFIX}conv:{conversation}", int(ttl_seconds) + 60)
             pipe.execute()
         except redis.RedisError:
+            self.on_error()
             raise unavailable(self.url) from None
 
     def revoke_conversation(self, conversation: str) -> list[tuple[str, str]]:
@@ -96,7 +106,16 @@ class RedisElevations:
             self.r.delete(f"{PREFIX}conv:{conversation}")
             return dropped
         except redis.RedisError:
+            self.on_error()
             raise unavailable(self.url) from None
+
+    def active(self) -> int | None:
+        """Live grants of every replica (the due index holds one member per grant)."""
+        try:
+            return int(self.r.zcount(f"{PREFIX}elev:due", f"({time.time()}", "+inf"))
+        except redis.RedisError:
+            self.on_error()
+            return None
 
     def expire_due(self) -> list[tuple[str, str, str]]:
         """Claim the grants past their time; a member removed by another replica first is theirs.
@@ -116,6 +135,7 @@ class RedisElevations:
                 self.r.hdel(f"{PREFIX}elev:{agent}:{conversation}", domain)
                 expired.append(grant)
         except redis.RedisError:
+            self.on_error()
             log.warning("redis.sweep_failed", url=redact(self.url))
         return expired  # what was claimed before Redis went away is still reported
 
@@ -136,14 +156,16 @@ def due_member(member: bytes) -> tuple[str, str, str] | None:
 
 
 class RedisCards:
-    def __init__(self, client: redis.Redis, url: str) -> None:
+    def __init__(self, client: redis.Redis, url: str, on_error: OnError = _ignore) -> None:
         self.r = client
         self.url = url
+        self.on_error = on_error
 
     def _call(self, fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
         except redis.RedisError:
+            self.on_error()
             raise unavailable(self.url) from None
 
     def create(self, card: Card) -> Card:
@@ -182,6 +204,7 @@ class RedisCards:
         except redis.WatchError:
             return False
         except redis.RedisError:
+            self.on_error()
             raise unavailable(self.url) from None
 
     def all(self) -> list[Card]:
@@ -217,15 +240,17 @@ def _card(raw: bytes, card_id: int | str) -> Card | None:
 class RedisChanges(Changes):
     """Publishing goes to Redis; every replica (this one included) emits what arrives."""
 
-    def __init__(self, client: redis.Redis, url: str) -> None:
+    def __init__(self, client: redis.Redis, url: str, on_error: OnError = _ignore) -> None:
         super().__init__()
         self.r = client
         self.url = url
+        self.on_error = on_error
 
     def publish(self, agent: str, conversation: str) -> None:
         try:
             self.r.publish(CHANNEL, json.dumps({"agent": agent, "conversation": conversation}))
         except redis.RedisError:
+            self.on_error()
             log.warning("redis.publish_failed", url=redact(self.url))
             self.emit(agent, conversation)  # at least this replica's sessions hear it
 
@@ -240,6 +265,7 @@ class RedisChanges(Changes):
                             data = json.loads(message["data"])
                             self.emit(data["agent"], data["conversation"])
             except (redis.RedisError, OSError):
+                self.on_error()
                 log.warning("redis.subscription_lost", url=redact(self.url))
                 await anyio.sleep(1)
 
@@ -248,27 +274,30 @@ class RedisReplicas:
     """Where each serving replica is, for forwarding a session's requests to the one holding it.
     Async: it is read on the event loop, once per request that another replica holds."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, on_error: OnError = _ignore) -> None:
         self.url = url
         self.r = aioredis.from_url(url, **TIMEOUTS)
+        self.on_error = on_error
 
     async def register(self, replica_id: str, base_url: str, ttl_seconds: int) -> None:
         try:
             await self.r.set(f"{PREFIX}replica:{replica_id}", base_url, ex=ttl_seconds)
         except redis.RedisError:
+            self.on_error()
             log.warning("redis.replica_unregistered", url=redact(self.url))
 
     async def unregister(self, replica_id: str) -> None:
         try:
             await self.r.delete(f"{PREFIX}replica:{replica_id}")
         except redis.RedisError:
-            pass  # it expires by itself
+            self.on_error()  # it expires by itself
 
     async def lookup(self, replica_id: str) -> str | None:
         """The replica's base URL; None when it is gone or Redis cannot say."""
         try:
             found = await self.r.get(f"{PREFIX}replica:{replica_id}")
         except redis.RedisError:
+            self.on_error()
             log.warning("redis.replica_unreadable", url=redact(self.url))
             return None
         return found.decode() if found is not None else None
@@ -277,6 +306,12 @@ class RedisReplicas:
         await self.r.aclose()
 
 
-def redis_backends(url: str) -> tuple[RedisElevations, RedisCards, RedisChanges]:
+def redis_backends(url: str, on_error: OnError = _ignore) -> tuple[RedisElevations, RedisCards, RedisChanges]:
     client = redis.Redis.from_url(url, **TIMEOUTS)
-    return RedisElevations(client, url), RedisCards(client, url), RedisChanges(client, url)
+    return RedisElevations(client, url, on_error), RedisCards(client, url, on_error), RedisChanges(client, url, on_error)
+
+
+def ping(url: str) -> None:
+    """Raises when Redis at `url` does not answer within the stores' timeouts."""
+    with redis.Redis.from_url(url, **TIMEOUTS) as client:
+        client.ping()

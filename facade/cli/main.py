@@ -58,19 +58,20 @@ def serve(
     import uvicorn
 
     from facade.serving.service import build_service, prepare_database
-    from facade.logs import configure_logging
+    from facade.logs import announce, configure_logging
     from facade.web.app import build_app
 
     settings = _settings(host=host, port=port, anonymous_agent=anonymous_agent)
     configure_logging(settings.log_json)
     service = build_service(settings)
     prepare_database(service)
-    typer.echo(
+    announce(  # a log line like every other: JSON when the log is
         f"facade: {len(service.registry)} capabilities in {len(service.registry.domains)} domains, "
         f"agents {', '.join(sorted(service.agents))}; MCP at http://{settings.host}:{settings.port}/mcp",
-        err=True,
     )
-    uvicorn.run(build_app(service), host=settings.host, port=settings.port, log_level="warning", lifespan="on")
+    # log_config=None: uvicorn keeps the handler configure_logging installed (its own would print
+    # plain text); its access log is replaced by facade/web/requests.py's line.
+    uvicorn.run(build_app(service), host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on")
 
 
 @app.command()

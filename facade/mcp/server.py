@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import structlog
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
@@ -18,7 +19,9 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
+from facade.logs import REQUEST_ID_HEADER, log_scope
 from facade.serving.calls import CallRequest
+from facade.serving.metrics import RUNTIME, Metrics
 from facade.serving.outcomes import Outcome
 from facade.serving.service import Service
 from facade.errors import IdentityError
@@ -30,10 +33,29 @@ from facade.catalogue.served import Served
 
 SERVER_NAME = "facade"
 INSTRUCTIONS = "Tools of several backend domains; the tools you see are the ones your agent may use."
+log = structlog.get_logger("facade.mcp.server")
+
+# The view the `tools/list` handler chose for the request being handled, and whose it is (the
+# agent; None for a runtime): see `ServeListing`.
+_listed: ContextVar[tuple[Served, str | None] | None] = ContextVar("facade_listed", default=None)
 
 
-# The view the `tools/list` handler chose for the request being handled (see `ServeListing`).
-_listed: ContextVar[Served | None] = ContextVar("facade_listed", default=None)
+class LogContext:
+    """Server middleware: what is logged while a request is handled carries the HTTP request's
+    id, the JSON-RPC id and method, and the MCP session. In the handshake era the handler runs
+    in the session's task, not the HTTP request's, so the request id comes from the request's
+    header (facade/web/requests.py puts a well-formed one there)."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        headers = getattr(ctx.request, "headers", None)
+        bound = {
+            "request_id": headers.get(REQUEST_ID_HEADER) if headers is not None else None,
+            "jsonrpc_id": ctx.request_id,
+            "method": ctx.method,
+            "mcp_session": ctx.session._connection.session_id,  # noqa: SLF001 - SDK exposes no accessor
+        }
+        with log_scope(**{k: v for k, v in bound.items() if v is not None}):
+            return await call_next(ctx)
 
 
 class ServeListing:
@@ -45,8 +67,11 @@ class ServeListing:
     SDK's own serializer produced for this view and era when the view was first served (over
     HTTP, as bytes spliced into the encoded response: `facade.mcp.splice`). Serializing 449 tools
     again on every request was 80 of the 81 ms a listing took. An elevation changes the view, and
-    with it the cached array used.
+    with it the cached array used. Each listing is logged and counted with the bytes it served.
     """
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/list":
@@ -54,14 +79,17 @@ class ServeListing:
         token = _listed.set(None)
         try:
             result = await call_next(ctx)
-            served = _listed.get()
+            listed = _listed.get()
         finally:
             _listed.reset(token)
-        if served is None or not isinstance(result, dict):
+        if listed is None or not isinstance(result, dict):
             # Only if the SDK ever ran handlers outside the middleware's context: fail loudly
             # rather than answer with the empty placeholder list.
             raise RuntimeError("tools/list handler did not record the view it served")
+        served, agent = listed
         wire = served.wire(ctx.protocol_version)
+        self.metrics.listed(agent, ctx.protocol_version, wire.bytes)
+        log.info("tools.list", agent=agent or RUNTIME, era=ctx.protocol_version, bytes=wire.bytes, tools=len(served.tools))
         scope = getattr(ctx.request, "scope", None)
         if isinstance(scope, dict):  # streamable HTTP: splice the encoded array in on the way out
             return {**result, "tools": defer_array(scope, wire.encoded)}
@@ -104,9 +132,10 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
+        structlog.contextvars.bind_contextvars(agent=agent_name or RUNTIME, conversation=conversation)
         served = await anyio.to_thread.run_sync(listing, agent_name, conversation, ctx.protocol_version)
         remember(ctx, session_id, agent_name, conversation)
-        _listed.set(served)
+        _listed.set((served, agent_name))
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array
 
     def listing(agent_name: str | None, conversation: str | None, era: str) -> Served:
@@ -160,7 +189,8 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         on_subscriptions_listen=listen,
         get_tool_input_schema=input_schema,
     )
-    server.middleware.append(ServeListing())  # innermost: the SDK's own middleware wraps it
+    # Innermost, inside the SDK's own middleware; the log context wraps the listing's line.
+    server.middleware += [LogContext(), ServeListing(service.metrics)]
     return server
 
 

@@ -72,6 +72,10 @@ class SessionManager(StreamableHTTPSessionManager):
         self._holder_of: dict[str, str] = {}  # session id → holder
         self._held: dict[str, int] = {}  # holder → open sessions
 
+    @property
+    def open_sessions(self) -> int:
+        return len(self._server_instances)
+
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
         if MCP_SESSION_ID_HEADER.encode() in headers:

@@ -32,6 +32,8 @@ from facade.errors import IdentityError, Unavailable
 from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
+from facade.logs import log_scope
+from facade.serving.metrics import Metrics
 from facade.serving.outcomes import Outcome, as_structured, explain_validation, failed, unknown_tool_message
 
 log = structlog.get_logger("facade.serving.calls")
@@ -75,6 +77,7 @@ class Calls:
         cards: CardStore,
         audit: Audit,
         *,
+        metrics: Metrics | None = None,
         changes: Changes | None = None,
         elevation_ttl: float = DEFAULT_TTL_SECONDS,
         card_ttl: float = DEFAULT_CARD_TTL_SECONDS,
@@ -86,6 +89,7 @@ class Calls:
         self.tokens = tokens
         self.session_factory = session_factory
         self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl, max_pending=max_pending_cards)
+        self.metrics = metrics or Metrics()
         self.changes = changes
         self.elevation_ttl = elevation_ttl
         self.hold_refusal = hold_refusal
@@ -93,15 +97,20 @@ class Calls:
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
-        outcome = await self._run(request)
-        log.info(
-            "tool.call",
-            tool=request.name,
-            agent=outcome.agent,
-            conversation=outcome.conversation,
-            outcome=outcome.status,
-            duration_ms=round((time.perf_counter() - started) * 1000, 2),
-        )
+        with log_scope():  # the agent and conversation, bound once known, end with the call
+            outcome = await self._run(request)
+            seconds = time.perf_counter() - started
+            domain = request.name.partition(".")[0]
+            known = self.views.registry.domain(domain) is not None  # a made-up name is no label
+            self.metrics.called(outcome.agent, domain if known else None, outcome.status, seconds)
+            log.info(
+                "tool.call",
+                tool=request.name,
+                agent=outcome.agent,
+                conversation=outcome.conversation,
+                outcome=outcome.status,
+                duration_ms=round(seconds * 1000, 2),
+            )
         return outcome
 
     async def _run(self, request: CallRequest) -> Outcome:
@@ -126,6 +135,7 @@ class Calls:
         except IdentityError as exc:
             return Outcome("identity", error=str(exc))
         agent = self.views.agents[caller.agent]
+        structlog.contextvars.bind_contextvars(agent=agent.name, conversation=conversation)
         view = await anyio.to_thread.run_sync(self.views.view, agent, conversation)
         capability = view.resolve(request.name)
         if capability is None:

@@ -20,6 +20,7 @@ from facade.serving.calls import Calls
 from facade.access.cards import CardStore, MemoryCards
 from facade.access.changes import Changes
 from facade.serving.database import make_engine, session_factory
+from facade.serving.metrics import Metrics
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
@@ -59,6 +60,7 @@ class Service:
     approvals: Approvals
     changes: Changes
     audit: Audit
+    metrics: Metrics
 
 
 def build_service(settings: Settings | None = None, *, transport: Transport = "http") -> Service:
@@ -69,7 +71,9 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
     settings = settings or Settings()
     registry = discover(settings.extra_domain_modules)
     agents = load_agents(settings.agents_dir, registry)
-    elevations, cards, changes = _backends(settings)
+    metrics = Metrics()
+    elevations, cards, changes = _backends(settings, metrics)
+    metrics.watch_stores(cards, elevations)
     served = ServedCatalogues(registry)
     views = Views(registry, agents, elevations, served)
     tokens = TokenBook(
@@ -87,6 +91,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
             if agent.dev_token:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
     engine = make_engine(settings.effective_database_url, settings.database_pool_size)
+    metrics.watch_database(engine)
     sessions = session_factory(engine)
     audit = Audit(sessions)
     calls = Calls(
@@ -95,6 +100,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         sessions,
         cards,
         audit,
+        metrics=metrics,
         changes=changes,
         elevation_ttl=settings.elevation_ttl_seconds,
         card_ttl=settings.card_ttl_seconds,
@@ -117,6 +123,7 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
         calls.approvals,
         changes,
         audit,
+        metrics,
     )
 
 
@@ -145,12 +152,12 @@ def jwt_verifier(settings: Settings, agents: dict[str, Agent]) -> JwtVerifier | 
     return JwtVerifier(config, clients)
 
 
-def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
+def _backends(settings: Settings, metrics: Metrics) -> tuple[Elevations, CardStore, Changes]:
     """In memory by default; in Redis when FACADE_REDIS_URL is set, so replicas agree."""
     if settings.redis_url:
         from facade.access.redis_store import redis_backends
 
-        return redis_backends(settings.redis_url)
+        return redis_backends(settings.redis_url, metrics.redis_failed)
     return MemoryElevations(), MemoryCards(), Changes()
 
 

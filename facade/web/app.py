@@ -1,5 +1,7 @@
 """The HTTP application: `/mcp` (streamable HTTP, both protocol eras), the operator API under
-`/api`, `/openapi.json`, `/healthz` and `/.well-known/oauth-protected-resource`."""
+`/api`, `/openapi.json`, the probes `/healthz` (alive) and `/readyz` (ready to serve), `/metrics`
+and `/.well-known/oauth-protected-resource`. Every request is logged once, with its request id
+(facade/web/requests.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ from collections.abc import AsyncIterator
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
-from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -18,6 +19,7 @@ from starlette.routing import Route
 
 import facade
 from facade.serving.lifecycle import serving
+from facade.serving.readiness import ping_database, readiness
 from facade.serving.service import Service
 from facade.access.redis_store import RedisReplicas
 from facade.mcp.fanout import Fanout
@@ -31,8 +33,10 @@ from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.headers import SecurityHeaders
 from facade.web.limits import BodyLimit
+from facade.web.metrics import metrics_route
 from facade.web.models import Health, body
 from facade.web.openapi import openapi
+from facade.web.requests import RequestLog
 from facade.web.wellknown import metadata_url_for, wellknown_routes
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
@@ -59,18 +63,24 @@ def build_app(service: Service) -> Starlette:
         # BodyLimit answers first with a message that says what to change; this is a backstop.
         max_request_body_size=settings.max_body_bytes + 1,
     )
+    service.metrics.sessions_open.set_function(lambda: manager.open_sessions)
     mcp_app = Splice(StreamableHTTPASGIApp(manager))
     forward = Forward(mcp_app, replica) if replica is not None else None
     gate = Gate(forward or mcp_app, service.token_book, metadata_url_for(settings))
 
     async def healthz(_: Request) -> JSONResponse:
         try:
-            await anyio.to_thread.run_sync(_ping_database, service)
+            await anyio.to_thread.run_sync(ping_database, service)
         except Exception:
             return JSONResponse(body(Health, {"status": "degraded", "database": "unreachable"}), status_code=503)
         return JSONResponse(
             body(Health, {"status": "ok", "database": "ok", "capabilities": len(service.registry), "agents": sorted(service.agents)})
         )
+
+    async def readyz(_: Request) -> JSONResponse:
+        checks = await anyio.to_thread.run_sync(readiness, service)
+        ready = all(state == "ok" for state in checks.values())
+        return JSONResponse(body(Health, {"status": "ok" if ready else "degraded", **checks}), status_code=200 if ready else 503)
 
     spec = openapi(ROUTES, facade.__version__)
 
@@ -91,15 +101,17 @@ def build_app(service: Service) -> Starlette:
             Route("/mcp", endpoint=gate, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             *wellknown_routes(settings),
+            Route("/readyz", readyz),
+            metrics_route(service.metrics),
             Route("/openapi.json", openapi_json),
             *starlette_routes(service, ROUTES),
             *dashboard_routes(service),
         ],
-        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
+        middleware=[
+            Middleware(RequestLog),  # outermost: its line covers every answer, refusals included
+            Middleware(SecurityHeaders),
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+        ],
         lifespan=lifespan,
     )
 
-
-def _ping_database(service: Service) -> None:
-    with service.engine.connect() as connection:
-        connection.execute(text("SELECT 1"))

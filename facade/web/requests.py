@@ -1,0 +1,74 @@
+"""Each HTTP request's identity in the log, and its one access line.
+
+The outermost middleware: a request id (the client's `X-Request-Id` when well-formed, else a
+new one) is put in the request's headers, so that everything downstream reads the same one (the
+MCP handlers, which run in a session's task; a forward to the replica holding a session), bound
+for every line logged while the request is handled, and returned in the response. When the
+request is done, one `http.request` line says what it was and how it ended. Only the path is
+logged: a query string is the client's and may carry anything.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import structlog
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from facade.logs import REQUEST_ID_HEADER, log_scope
+
+log = structlog.get_logger("facade.web.access")
+# Wide enough for the ids balancers and tracers send (UUIDs, W3C trace ids, ULIDs, "req-…"),
+# narrow enough that a log line can hold it as it is.
+WELL_FORMED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_HEADER = REQUEST_ID_HEADER.encode()
+
+
+def request_id(sent: bytes | None) -> str:
+    """The client's id when it is well-formed, else a new one."""
+    if sent is not None:
+        text = sent.decode("latin-1")
+        if WELL_FORMED.fullmatch(text):
+            return text
+    return uuid.uuid4().hex
+
+
+class RequestLog:
+    """ASGI middleware: binds the request id and writes the access line."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k != _HEADER]
+        sent = next((v for k, v in scope["headers"] if k == _HEADER), None)
+        rid = request_id(sent)
+        scope = {**scope, "headers": [*headers, (_HEADER, rid.encode())]}
+        status = 500  # what the client sees if the app fails before answering (Starlette's answer)
+        started = time.perf_counter()
+
+        async def answer(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                # A forwarded answer already carries it (the same id: it travelled in the request).
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != _HEADER]
+                message = {**message, "headers": [*kept, (_HEADER, rid.encode())]}
+            await send(message)
+
+        with log_scope(request_id=rid):
+            try:
+                await self.app(scope, receive, answer)
+            finally:
+                log.info(
+                    "http.request",
+                    http_method=scope["method"],
+                    path=scope["path"],
+                    status=status,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                )

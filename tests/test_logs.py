@@ -1,0 +1,172 @@
+"""The log of a real `facade serve`: every line of its stdout and stderr is JSON — start, requests,
+the SDK's and uvicorn's own lines, a warning, shutdown — each request's lines carry its request
+id (and, in the MCP path, the JSON-RPC id and method, session, agent and conversation), one
+access line per request, and no token anywhere."""
+
+from __future__ import annotations
+
+import json
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+
+from facade.logs import log_scope
+from facade.web.requests import request_id
+from tests.support import ACCEPT, DEV, ServerProcess, benchkit, mcp_client, raw_call
+
+pytestmark = pytest.mark.anyio
+WRONG_TOKEN = "facade-not-a-token-7f3a9c"
+INITIALIZE = benchkit.INITIALIZE
+
+
+def lines_of(server: ServerProcess) -> list[dict[str, Any]]:
+    """Every line the server wrote, parsed; a line that is not a JSON object fails the test."""
+    parsed = []
+    for number, line in enumerate(server.log().splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            pytest.fail(f"line {number} of the server's output is not JSON: {line!r}")
+        assert isinstance(entry, dict) and {"event", "level", "timestamp"} <= entry.keys(), line
+        parsed.append(entry)
+    return parsed
+
+
+def stopped(server: ServerProcess, signum: int) -> int:
+    assert server.process is not None
+    server.process.send_signal(signum)
+    code = server.process.wait(60)
+    server.stop()
+    return code
+
+
+def get(server: ServerProcess, path: str, rid: str, token: str | None = None) -> httpx2.Response:
+    headers = {"X-Request-Id": rid, **({"Authorization": f"Bearer {token}"} if token else {})}
+    return httpx2.get(f"{server.base}{path}", headers=headers, timeout=60)
+
+
+class TestServeLog:
+    """One server, driven with every kind of token, then stopped with SIGTERM."""
+
+    async def test_every_line_json_with_context_and_no_token(self, tmp_path: Path) -> None:
+        server = ServerProcess(tmp_path).start()
+        conversation = f"logs-{uuid.uuid4().hex[:8]}"
+        try:
+            async with mcp_client(
+                server.url, DEV["atlas"], headers={"X-Request-Id": "req-modern-1", "X-Conversation-Id": conversation}
+            ) as client:
+                await client.list_tools()
+                assert not (await client.call_tool("documents.document_list", {})).is_error
+            async with mcp_client(server.url, DEV["francis"], mode="legacy", headers={"X-Request-Id": "req-legacy-1"}) as client:
+                assert not (await client.call_tool("skills.tool_search", {"query": "invoice"})).is_error
+            # A runtime's call carries the agent's token in its arguments.
+            runtime = raw_call(
+                server.url,
+                "skills.tool_search",
+                {"query": "files", "auth_token": DEV["infra"], "conversation_id": conversation},
+                {"Authorization": f"Bearer {DEV['runtime']}", "X-Request-Id": "req-runtime-1"},
+            )
+            assert not runtime.get("isError")
+            assert get(server, "/api/cards", "req-operator-1", DEV["operator"]).status_code == 200
+            wrong = httpx2.post(
+                server.url, content=INITIALIZE, headers={**ACCEPT, "Authorization": f"Bearer {WRONG_TOKEN}", "X-Request-Id": "req-wrong-1"}
+            )
+            assert wrong.status_code == 401
+            # A rebound DNS name: the SDK's transport security warns (its own logger, through ours).
+            rebound = httpx2.post(
+                server.url, content=INITIALIZE, headers={**ACCEPT, "Authorization": f"Bearer {DEV['atlas']}", "Host": "evil.example"}
+            )
+            assert rebound.status_code == 421
+            echoed = get(server, "/healthz", "req-health-1")
+            assert echoed.headers["x-request-id"] == "req-health-1"
+            replaced = get(server, "/healthz", "not well formed!")
+            assert replaced.headers["x-request-id"] != "not well formed!" and len(replaced.headers["x-request-id"]) == 32
+        finally:
+            code = stopped(server, signal.SIGTERM)
+        assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once it has shut down
+
+        lines = lines_of(server)
+        text = server.log()
+        for token in [*DEV.values(), WRONG_TOKEN]:
+            assert token not in text, f"a token ({token[:12]}…) is in the log"
+
+        access = [entry for entry in lines if entry["event"] == "http.request"]
+        for rid in ("req-operator-1", "req-wrong-1", "req-health-1", "req-runtime-1"):
+            mine = [entry for entry in access if entry["request_id"] == rid]
+            assert len(mine) == 1, f"{rid}: {mine}"  # one access line per request
+            assert {"http_method", "path", "status", "duration_ms"} <= mine[0].keys()
+        assert [e["status"] for e in access if e["request_id"] == "req-wrong-1"] == [401]
+        assert replaced.headers["x-request-id"] in {e["request_id"] for e in access}
+        assert not [e for e in access if "?" in e["path"]]
+
+        calls = {entry["request_id"]: entry for entry in lines if entry["event"] == "tool.call"}
+        modern = calls["req-modern-1"]
+        assert (modern["agent"], modern["conversation"], modern["method"], modern["outcome"]) == (
+            "atlas", conversation, "tools/call", "ok"
+        )
+        assert "jsonrpc_id" in modern
+        legacy = calls["req-legacy-1"]
+        assert legacy["agent"] == "francis" and legacy["mcp_session"] and legacy["jsonrpc_id"] is not None
+        assert calls["req-runtime-1"]["agent"] == "infra"
+
+        listed = [entry for entry in lines if entry["event"] == "tools.list" and entry.get("request_id") == "req-modern-1"]
+        assert listed and listed[0]["agent"] == "atlas" and listed[0]["bytes"] > 10_000 and listed[0]["tools"] > 10
+        assert listed[0]["era"] == "2026-07-28"
+
+        warnings = [e for e in lines if e["logger"] == "mcp.server.transport_security"]
+        assert warnings and warnings[0]["level"] == "warning" and "evil.example" in warnings[0]["event"]
+        events = [entry["event"] for entry in lines]
+        assert any(e.startswith("facade: ") for e in events)  # the banner, as a line like any other
+        assert any(e.startswith("Uvicorn running on") for e in events)
+        assert any(e.startswith("Finished server process") for e in events)
+        assert not [e for e in lines if e.get("logger") == "uvicorn.access"]  # replaced by http.request
+
+
+class TestInterrupted:
+    """SIGINT while a handshake-era client holds its GET stream open: the shutdown, whatever it
+    has to cancel, still writes JSON only."""
+
+    async def test_sigint_with_an_open_stream(self, tmp_path: Path) -> None:
+        server = ServerProcess(tmp_path).start()
+        assert server.process is not None
+        try:
+            with anyio.fail_after(60):
+                try:
+                    async with mcp_client(server.url, DEV["atlas"], mode="legacy") as client:
+                        await client.list_tools()  # the session and its GET stream are open
+                        server.process.send_signal(signal.SIGINT)
+                        while server.process.poll() is None:
+                            await anyio.sleep(0.2)
+                except Exception:  # however the client hears that the server went away
+                    pass
+            code = server.process.wait(60)
+        finally:
+            server.stop()
+        assert code == 0
+        events = [entry["event"] for entry in lines_of(server)]
+        assert any(e.startswith("Finished server process") for e in events)
+
+
+class TestPieces:
+    """The request id rule and the log scope."""
+
+    def test_request_id_kept_when_well_formed_else_new(self) -> None:
+        assert request_id(b"abc-123_x.y:z") == "abc-123_x.y:z"
+        for bad in (b"", b"has space", b"-leading", b"x" * 129, "é".encode("latin-1"), b'"quote"'):
+            made = request_id(bad)
+            assert made != bad.decode("latin-1") and len(made) == 32
+        assert request_id(None) != request_id(None)
+
+    def test_scope_drops_what_was_bound_inside_it(self) -> None:
+        import structlog
+
+        structlog.contextvars.clear_contextvars()
+        with log_scope(request_id="r1"):
+            structlog.contextvars.bind_contextvars(agent="atlas")
+            assert structlog.contextvars.get_contextvars() == {"request_id": "r1", "agent": "atlas"}
+        assert structlog.contextvars.get_contextvars() == {}
