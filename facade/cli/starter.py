@@ -1,4 +1,5 @@
-"""`facade init DIR`: a starter deployment — the config file, one example agent, its budget.
+"""`facade init DIR`: a starter deployment — the config file, one example agent, its budget,
+and the catalogue lock (so that an upgrade which changes a tier or an approval shows in `check`).
 
 Nothing is overwritten: a folder that already holds any of them is refused before a byte is
 written, because a second `init` over a working deployment would reset its agents and budget.
@@ -16,7 +17,9 @@ from facade.catalogue.discovery import discover
 from facade.catalogue.served import ServedCatalogues
 from facade.catalogue.views import Views
 from facade.errors import ConfigError
+from facade.catalogue.registry import Registry
 from facade.reports.check import BUDGET_FILE, measure, render_budget_file
+from facade.reports.lock import LOCK_FILE, live, render_lock
 
 CONFIG_FILE = "facade.toml"
 AGENTS = "agents"
@@ -72,7 +75,7 @@ def write_starter(folder: Path) -> Starter:
     nothing written, when any part of it is already there."""
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"{folder} is a file; give `facade init` a folder")
-    for name in (CONFIG_FILE, BUDGET_FILE.name, AGENTS):
+    for name in (CONFIG_FILE, BUDGET_FILE.name, LOCK_FILE.name, AGENTS):
         if (folder / name).exists():
             raise ConfigError(
                 f"{folder / name} already exists; nothing was written. `facade init` only starts a new "
@@ -83,7 +86,9 @@ def write_starter(folder: Path) -> Starter:
         Path(AGENTS) / EXAMPLE / "SYSTEM.md": SYSTEM,
         Path(CONFIG_FILE): CONFIG,
     }
-    files[BUDGET_FILE] = _budget(files)
+    registry = discover()
+    files[BUDGET_FILE] = _budget(registry, files)
+    files[LOCK_FILE] = render_lock(live(registry))
     written = []
     for relative, text in files.items():
         path = folder / relative
@@ -94,9 +99,8 @@ def write_starter(folder: Path) -> Starter:
     return Starter(folder, written)
 
 
-def _budget(files: dict[Path, str]) -> str:
+def _budget(registry: Registry, files: dict[Path, str]) -> str:
     """The budget file with what the example agent is served today, measured as `check` does."""
-    registry = discover()
     with tempfile.TemporaryDirectory(prefix="facade-init-") as scratch:
         for relative, text in files.items():
             if relative.parts[0] == AGENTS:

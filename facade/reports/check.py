@@ -228,11 +228,11 @@ def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
         report.rows.append(row)
         if row.budget is None:
             continue
-        for measure in ("tools", "bytes", "tokens"):
-            now, limit = getattr(row, measure), getattr(row.budget, measure)
+        for unit in ("tools", "bytes", "tokens"):
+            now, limit = getattr(row, unit), getattr(row.budget, unit)
             if now > limit:
                 report.problems.append(
-                    f"budget: {agent.name} is served {now} {measure}, over its budget of {limit} (+{now - limit}); "
+                    f"budget: {agent.name} is served {now} {unit}, over its budget of {limit} (+{now - limit}); "
                     "cut the catalogue back or raise the budget in the same change that explains why"
                 )
 
