@@ -6,6 +6,7 @@ a fresh virtual environment, and run from empty folders that know nothing of the
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -20,6 +21,7 @@ from tests.support import REPO, LoopbackServer, mcp_client
 pytestmark = pytest.mark.anyio
 # Building and installing take ~30 s with a warm pip cache, starting a server ~20 s; each step is bounded.
 STEP_SECONDS = 600
+UNSHIPPED = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".facade", "node_modules", "test-artifacts", ".pytest_cache")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,10 @@ def step(*argv: str | Path, cwd: Path) -> None:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("package")
-    step(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", root / "dist", REPO, cwd=root)
+    # Built from a copy: pip builds in the source tree, whose stale build/ would reach the wheel.
+    source = root / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*UNSHIPPED))
+    step(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", root / "dist", source, cwd=root)
     (wheel,) = (root / "dist").glob("facade-*.whl")
     # This pip installs into the new environment (--python): seeding it with its own pip costs ~8 s.
     step(sys.executable, "-m", "venv", "--without-pip", root / "venv", cwd=root)
