@@ -63,7 +63,7 @@ def _deployment(demo: bool, **overrides: Any) -> Settings:
 @app.command()
 @friendly
 def init(folder: Annotated[Path, typer.Argument(metavar="DIR", help="The new deployment's folder (created if missing).")]) -> None:
-    """Write a starter deployment into DIR: facade.toml, one example agent and its budget file."""
+    """Write a starter deployment into DIR: facade.toml, one example agent, its budget file and the catalogue lock."""
     from facade.cli.starter import write_starter
 
     starter = write_starter(folder)

@@ -125,11 +125,11 @@ def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
     return MemoryElevations(), MemoryCards(), Changes()
 
 
-def prepare_database(service: Service, *, seed: bool | None = None) -> None:
+def prepare_database(service: Service) -> None:
     """Apply every domain's migrations, then seed the demo data where it is missing when the
     settings ask for it (`--demo`, FACADE_SEED); one replica at a time, so that replicas
     started together neither race nor die."""
-    _migrate(service.engine, service.sessions, service.registry, service.settings.seed if seed is None else seed)
+    _migrate(service.engine, service.sessions, service.registry, service.settings.seed)
 
 
 def upgrade_database(settings: Settings) -> Engine:
