@@ -14,6 +14,11 @@ from facade.kit import deadline
 
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".facade")
+# Shipped inside the package, so that an installed wheel runs from any folder (issue 14).
+PACKAGE = Path(__file__).resolve().parent
+TOOLS_TEMPLATE = PACKAGE / "reports" / "TOOLS.md.j2"
+DEMO_AGENTS = PACKAGE / "demo" / "agents"
+DEMO_BUDGET = PACKAGE / "demo" / "catalogue-budget.toml"
 # Sized with scripts/bench_load.py (50 and 200 sessions writing on PostgreSQL, 2 cores, 2026-12-01).
 # The pool had been 10 + 20 overflow: the overflow connections were closed on return and opened
 # again, 110 new PostgreSQL connections in 10 s at 200 sessions (6 with a fixed pool of 8), and
@@ -37,8 +42,10 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; SQLite under data_dir when unset."
     )
-    agents_dir: Path = Path("agents")
-    tools_template: Path = Path("TOOLS.md.j2")
+    agents_dir: Path = Field(
+        default=Path("agents"), description="One folder per agent; `--demo` uses the packaged demo agents when unset."
+    )
+    tools_template: Path = Field(default=TOOLS_TEMPLATE, description="The TOOLS.md template; the packaged one when unset.")
     trace_path: Path | None = Field(default=None, description="JSONL trajectory; data_dir/trace.jsonl when unset.")
     trace_full: bool = Field(default=False, description="Record the whole served tools array, not only its hash.")
     domains: str = Field(default="", description="Comma-separated extra domain modules.")
@@ -86,7 +93,8 @@ class Settings(BaseSettings):
         default=deadline.DEFAULT_SECONDS,
         gt=0, description="How long one tool call may run before it stops at its next safe point."
     )
-    seed: bool = True
+    # Off by default: the demo rows have no place in a real deployment's database (issue 14).
+    seed: bool = Field(default=False, description="Seed the demo data into empty tables (`facade serve --demo` turns it on).")
     # MCP authorization as a resource server (README "Authorization"): off while no issuer is set;
     # static tokens keep working beside it.
     oauth_issuers: str = Field(
@@ -117,6 +125,11 @@ class Settings(BaseSettings):
         if value <= 0:
             raise ValueError("must be a positive number of bytes")
         return value
+
+    def for_demo(self) -> Settings:
+        """The demo: its data seeded, and the packaged demo agents unless an agents folder was set."""
+        agents = self.agents_dir if "agents_dir" in self.model_fields_set else DEMO_AGENTS
+        return self.model_copy(update={"seed": True, "agents_dir": agents})
 
     @property
     def effective_database_url(self) -> str:

@@ -16,12 +16,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from facade.serving.service import build_service  # noqa: E402
+from facade.settings import Settings  # noqa: E402
 from facade.tokencount import BOUND_CHARS_PER_TOKEN, BUNDLED, CHARS_PER_TOKEN, count_exact  # noqa: E402
 from facade.reports.toolsmd import render_tools_md  # noqa: E402
 
 
 def corpora() -> dict[str, tuple[str, float]]:
-    service = build_service()
+    service = build_service(Settings().for_demo())  # the demo agents' workspaces
     catalogue = service.served.serve(list(service.registry)).json
     prose = "\n".join(
         [render_tools_md(service.views, a, None, service.settings.tools_template) for a in service.agents.values()]

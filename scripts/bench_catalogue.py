@@ -34,6 +34,7 @@ from facade.access.elevation import MemoryElevations  # noqa: E402
 from facade.catalogue.served import Served, ServedCatalogues  # noqa: E402
 from facade.tokencount import count_exact  # noqa: E402
 from facade.catalogue.views import Views  # noqa: E402
+from facade.settings import DEMO_AGENTS  # noqa: E402
 
 ERA = types.LATEST_PROTOCOL_VERSION
 
@@ -52,7 +53,7 @@ def measure(text: str) -> dict[str, int]:
 
 def run() -> dict[str, Any]:
     registry = discover()
-    agents = load_agents(Path(__file__).resolve().parent.parent / "agents", registry, environ={})
+    agents = load_agents(DEMO_AGENTS, registry, environ={})
     views = Views(registry, agents, MemoryElevations())
     served = ServedCatalogues(registry)
     scopes: list[tuple[str, list[Capability], list[Capability] | None]] = [("catalogue", list(registry), None)]

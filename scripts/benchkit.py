@@ -79,13 +79,16 @@ def postgres_database(admin_url: str = POSTGRES_ADMIN_URL) -> Iterator[str]:
 
 
 def copy_demo_agents(folder: Path) -> Path:
-    shutil.copytree(REPO / "agents", folder)
+    from facade.settings import DEMO_AGENTS
+
+    shutil.copytree(DEMO_AGENTS, folder)
     return folder
 
 
 def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_agents) -> dict[str, str]:
     """Everything `facade serve` (and the baseline beside it) needs to stay inside `workdir`. The
-    agents folder is written once, by `write_agents` (the repo's demo agents unless told)."""
+    agents folder is written once, by `write_agents` (the packaged demo agents unless told), and
+    the demo data is seeded, as `facade serve --demo` does."""
     agents = workdir / "agents"
     if not agents.exists():
         write_agents(agents)
@@ -93,7 +96,7 @@ def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_
         "FACADE_DATA_DIR": str(workdir / "data"),
         "FACADE_AGENTS_DIR": str(agents),
         "FACADE_FILES_ROOT": str(workdir / "files"),
-        "FACADE_TOOLS_TEMPLATE": str(REPO / "TOOLS.md.j2"),
+        "FACADE_SEED": "true",
         "FACADE_LOG_JSON": "true",
         "PYTHONPATH": str(REPO),
     }

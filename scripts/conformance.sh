@@ -85,7 +85,7 @@ url="http://127.0.0.1:$port/mcp"
   cd "$work"
   exec env -u FACADE_DATABASE_URL -u FACADE_REDIS_URL -u FACADE_HOST -u FACADE_PORT \
     PYTHONPATH="$repo" FACADE_DATA_DIR="$work/.facade" FACADE_AGENTS_DIR="$work/agents" \
-    FACADE_TOOLS_TEMPLATE="$repo/TOOLS.md.j2" FACADE_LOG_JSON=true \
+    FACADE_SEED=true FACADE_LOG_JSON=true \
     "$python" -m facade.cli serve --host 127.0.0.1 --port "$port" --anonymous-agent conformance
 ) >"$work/server.log" 2>&1 &
 server_pid=$!

@@ -66,11 +66,12 @@ def postgres_database() -> Iterator[str]:
 
 
 def write_agents(folder: Path) -> Path:
-    """The repo's demo agents plus `walker`, which sees every domain in full mode but `skills`,
+    """The packaged demo agents plus `walker`, which sees every domain in full mode but `skills`,
     in core mode so that the walk can ask for it with skills.elevate."""
     from facade.catalogue.discovery import discover
+    from facade.settings import DEMO_AGENTS
 
-    shutil.copytree(REPO / "agents", folder, dirs_exist_ok=True)
+    shutil.copytree(DEMO_AGENTS, folder, dirs_exist_ok=True)
     apps = "\n".join(f'{d} = "{"core" if d == "skills" else "full"}"' for d in discover().domains)
     (folder / "walker").mkdir(exist_ok=True)
     (folder / "walker" / "agent.toml").write_text(

@@ -9,7 +9,7 @@ import pytest
 from facade.catalogue.agents import dev_token_for, load_agents
 from facade.catalogue.discovery import discover
 from facade.errors import AgentError
-from tests.support import REPO
+from facade.settings import DEMO_AGENTS
 
 REGISTRY = discover()
 
@@ -23,14 +23,14 @@ class TestDemoAgents:
     """The shipped agents load against the shipped domains."""
 
     def test_they_load(self) -> None:
-        agents = load_agents(REPO / "agents", REGISTRY, environ={})
+        agents = load_agents(DEMO_AGENTS, REGISTRY, environ={})
         assert {"atlas", "francis", "infra"} <= set(agents)
         atlas = agents["atlas"]
         assert (atlas.model, atlas.context_window) == ("gemma-4-12b", 80000)
         assert atlas.token == dev_token_for("atlas") and atlas.dev_token
 
     def test_token_from_env(self) -> None:
-        agents = load_agents(REPO / "agents", REGISTRY, environ={"FACADE_TOKEN_ATLAS": "s3cret"})
+        agents = load_agents(DEMO_AGENTS, REGISTRY, environ={"FACADE_TOKEN_ATLAS": "s3cret"})
         assert agents["atlas"].token == "s3cret" and not agents["atlas"].dev_token
 
 

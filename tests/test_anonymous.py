@@ -18,10 +18,11 @@ from facade.catalogue.agents import load_agents
 from facade.catalogue.discovery import discover
 from facade.errors import ConfigError, IdentityError
 from facade.access.identity import DEV_RUNTIME_TOKEN, Caller, Principal, TokenBook, resolve_caller, resolve_listing
-from tests.support import DEV, REPO, ServerProcess, base_env, free_port, mcp_client, raw_call, text_of
+from facade.settings import DEMO_AGENTS
+from tests.support import DEV, ServerProcess, base_env, free_port, mcp_client, raw_call, text_of
 
 REGISTRY = discover()
-AGENTS = load_agents(REPO / "agents", REGISTRY, environ={})
+AGENTS = load_agents(DEMO_AGENTS, REGISTRY, environ={})
 FILES_FULL = next(c.name for c in REGISTRY if c.domain == "files" and c.tier == "full")
 
 

@@ -18,12 +18,13 @@ from facade.catalogue.served import Served, ServedCatalogues
 from facade.catalogue.views import Views
 from facade.reports.budget import agent_budget, domain_parts
 from facade.tokencount import bundled_name, count, count_exact, count_parts
-from tests.support import DEV, REPO, ServerProcess, raw_call, raw_list
+from facade.settings import DEMO_AGENTS, DEMO_BUDGET
+from tests.support import DEV, ServerProcess, raw_call, raw_list
 from tests.test_economy import REPO_AGENTS, facade
 
 REGISTRY = discover()
 SERVED = ServedCatalogues(REGISTRY)
-DEMO = load_agents(REPO / "agents", REGISTRY, environ={})
+DEMO = load_agents(DEMO_AGENTS, REGISTRY, environ={})
 
 
 def agents_in(tmp_path: Path, body: str, name: str = "probe") -> Views:
@@ -109,7 +110,7 @@ class TestTheServedArray:
                 assert sum(d["tools"] for d in domains) == len(wire.tools)
 
     def test_budget_and_check_count_the_same_array(self, tmp_path: Path) -> None:
-        done = facade(tmp_path, "check", "--budget", str(REPO / "catalogue-budget.toml"), "--json", env=REPO_AGENTS)
+        done = facade(tmp_path, "check", "--budget", str(DEMO_BUDGET), "--json", env=REPO_AGENTS)
         rows = {r["agent"]: r for r in json.loads(done.stdout)["rows"]}
         views = Views(REGISTRY, DEMO, MemoryElevations())
         for agent in DEMO.values():
@@ -158,7 +159,7 @@ class TestSurfaces:
             assert apps["bytes"] == len(received.encode("utf-8")), name
 
     def test_cli(self, tmp_path: Path) -> None:
-        env = {"FACADE_AGENTS_DIR": str(REPO / "agents")}
+        env = {"FACADE_AGENTS_DIR": str(DEMO_AGENTS)}
         report = json.loads(facade(tmp_path, "budget", "francis", "--json", env=env).stdout)
         assert report["model_window"] == 32768 and report["tokenizer"] == "qwen3"
         text = facade(tmp_path, "budget", "atlas", env=env).stdout

@@ -14,9 +14,9 @@ from facade.reports.check import agreement_problem
 from facade.serving.service import build_service
 from facade.reports.denylist import runtime_tool_name
 from facade.access.elevation import MemoryElevations
-from facade.settings import Settings
+from facade.settings import DEMO_AGENTS, DEMO_BUDGET, TOOLS_TEMPLATE, Settings
 from facade.catalogue.views import Views
-from tests.support import REPO, base_env
+from tests.support import base_env
 
 
 def facade(workdir: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,7 +38,7 @@ def service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
         Settings(
             agents_dir=Path(env["FACADE_AGENTS_DIR"]),
             data_dir=Path(env["FACADE_DATA_DIR"]),
-            tools_template=REPO / "TOOLS.md.j2",
+            tools_template=TOOLS_TEMPLATE,
         )
     )
 
@@ -113,19 +113,19 @@ class TestToolsMd:
         assert (tmp_path / "agents" / "francis" / "TOOLS.md").read_text() == text
 
 
-REPO_AGENTS = {"FACADE_AGENTS_DIR": str(REPO / "agents")}
+REPO_AGENTS = {"FACADE_AGENTS_DIR": str(DEMO_AGENTS)}
 
 
 class TestGate:
     """`facade check` passes on the committed budget and names what grew or broke."""
 
     def test_passes_on_the_committed_budget(self, tmp_path: Path) -> None:
-        done = facade(tmp_path, "check", "--budget", str(REPO / "catalogue-budget.toml"), env=REPO_AGENTS)
+        done = facade(tmp_path, "check", "--budget", str(DEMO_BUDGET), env=REPO_AGENTS)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "ok: within budget" in done.stdout
 
     def test_growth_fails_and_names_the_agent(self, tmp_path: Path) -> None:
-        budget = (REPO / "catalogue-budget.toml").read_text()
+        budget = DEMO_BUDGET.read_text()
         tight = tmp_path / "tight.toml"
         tight.write_text(_set(budget, "atlas", "tools", 1))
         done = facade(tmp_path, "check", "--budget", str(tight), "--json", env=REPO_AGENTS)
@@ -138,7 +138,7 @@ class TestGate:
             tmp_path,
             "check",
             "--budget",
-            str(REPO / "catalogue-budget.toml"),
+            str(DEMO_BUDGET),
             env={"FACADE_DOMAINS": "tests.fixtures.chatty_domain", **REPO_AGENTS},
         )
         assert done.returncode == 1

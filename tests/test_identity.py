@@ -17,9 +17,10 @@ from facade.access.identity import (
     resolve_caller,
     resolve_conversation,
 )
-from tests.support import DEV, REPO
+from facade.settings import DEMO_AGENTS
+from tests.support import DEV
 
-AGENTS = load_agents(REPO / "agents", discover(), environ={})
+AGENTS = load_agents(DEMO_AGENTS, discover(), environ={})
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from facade.catalogue.discovery import discover
 from facade.errors import ConfigError
 from facade.kit import Input
 from facade.reports.lock import Locked, live, lock_changes, read_lock, render_lock
+from facade.settings import DEMO_BUDGET
 from tests.support import REPO
 from tests.test_economy import REPO_AGENTS, facade
 
@@ -20,7 +21,7 @@ COMMITTED = REPO / "catalogue.lock"
 
 
 def check(tmp_path: Path, lock: Path, *extra: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    args = ["check", "--budget", str(REPO / "catalogue-budget.toml"), "--lock", str(lock), *extra]
+    args = ["check", "--budget", str(DEMO_BUDGET), "--lock", str(lock), *extra]
     return facade(tmp_path, *args, env={**REPO_AGENTS, **(env or {})})
 
 

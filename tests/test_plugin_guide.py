@@ -16,6 +16,7 @@ import httpx2
 import pytest
 
 import facade.catalogue.discovery as discovery
+from facade.settings import DEMO_BUDGET
 from tests.support import DEV, REPO, ServerProcess, base_env, mcp_client, text_of
 from tests.test_economy import facade
 
@@ -160,7 +161,7 @@ class TestServed:
         with_glossarist(tmp_path, plugin)
         lock = tmp_path / "catalogue.lock"
         lock.write_text((REPO / "catalogue.lock").read_text())
-        args = ["check", "--json", "--budget", str(REPO / "catalogue-budget.toml"), "--lock", str(lock)]
+        args = ["check", "--json", "--budget", str(DEMO_BUDGET), "--lock", str(lock)]
         accepted = facade(tmp_path, *args, "--update-lock", env=plugin_env(plugin))
         assert accepted.returncode == 0, accepted.stdout
         done = facade(tmp_path, *args, env=plugin_env(plugin))

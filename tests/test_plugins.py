@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from facade.catalogue.registry import Registry
 from facade.kit import CallContext, Domain, Input
 from facade.reports.check import CheckReport, Floors, _floors
+from facade.settings import DEMO_BUDGET
 from tests.support import REPO
 from tests.test_economy import facade
 
@@ -60,7 +61,7 @@ def check_in(tmp_path: Path, *extra: str) -> tuple[int, dict]:  # type: ignore[t
         "FACADE_DOMAINS": "hello_domain",
         "PYTHONPATH": os.pathsep.join([str(plugin), str(REPO)]),
     }
-    args = ["check", "--json", "--budget", str(REPO / "catalogue-budget.toml"), "--lock", str(lock), *extra]
+    args = ["check", "--json", "--budget", str(DEMO_BUDGET), "--lock", str(lock), *extra]
     done = facade(tmp_path, *args, env=env)
     return done.returncode, json.loads(done.stdout)
 

@@ -18,7 +18,7 @@ from facade.tokencount import (
     estimate,
     upper_bound,
 )
-from tests.support import REPO
+from facade.settings import DEMO_AGENTS
 
 # How far the measured ratio may drift from an exact count before it needs re-measuring with
 # scripts/bench_budget.py (2.6% at worst on 2026-12-01).
@@ -29,7 +29,7 @@ def corpora() -> dict[str, str]:
     registry = discover()
     catalogue = ServedCatalogues(registry).serve(list(registry)).json
     prose = "\n".join(
-        (REPO / "agents" / a / f).read_text() for a in ("atlas", "francis", "infra") for f in ("TOOLS.md", "SYSTEM.md")
+        (DEMO_AGENTS / a / f).read_text() for a in ("atlas", "francis", "infra") for f in ("TOOLS.md", "SYSTEM.md")
     )
     return {"json": catalogue, "prose": prose}
 

@@ -68,7 +68,10 @@ def load_agents(folder: Path, registry: Registry, environ: dict[str, str] | None
     """Every `<folder>/*/agent.toml`, checked against the registry; errors name file and fix."""
     env = os.environ if environ is None else environ
     if not folder.is_dir():
-        raise AgentError(f"agents folder {folder} does not exist; create it or set FACADE_AGENTS_DIR")
+        raise AgentError(
+            f"agents folder {folder} does not exist; run `facade init DIR` for a starter deployment, "
+            "pass --demo for the demo agents, or set FACADE_AGENTS_DIR"
+        )
     agents: dict[str, Agent] = {}
     owners: dict[str, str] = {}
     clients: dict[str, str] = {}

@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -44,6 +45,33 @@ def _settings(**overrides: Any) -> Settings:
         raise typer.Exit(2) from None
 
 
+Demo = Annotated[
+    bool,
+    typer.Option(
+        "--demo",
+        help="The demo: the packaged demo agents (unless FACADE_AGENTS_DIR is set) and, when serving, the demo data.",
+    ),
+]
+
+
+def _deployment(demo: bool, **overrides: Any) -> Settings:
+    """The settings, turned to the demo's by `--demo`: nothing is seeded without it."""
+    settings = _settings(**overrides)
+    return settings.for_demo() if demo else settings
+
+
+@app.command()
+@friendly
+def init(folder: Annotated[Path, typer.Argument(metavar="DIR", help="The new deployment's folder (created if missing).")]) -> None:
+    """Write a starter deployment into DIR: facade.toml, one example agent, its budget file and the catalogue lock."""
+    from facade.cli.starter import write_starter
+
+    starter = write_starter(folder)
+    for path in starter.written:
+        typer.echo(f"wrote {path}")
+    typer.echo(f"next: cd {folder} && facade db upgrade && facade serve")
+
+
 @app.command()
 @friendly
 def serve(
@@ -53,6 +81,7 @@ def serve(
         str | None,
         typer.Option(help="Loopback only: requests without a token act as this agent (FACADE_ANONYMOUS_AGENT).", show_default=False),
     ] = None,
+    demo: Demo = False,
 ) -> None:
     """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
     import uvicorn
@@ -61,7 +90,7 @@ def serve(
     from facade.logs import announce, configure_logging
     from facade.web.app import build_app
 
-    settings = _settings(host=host, port=port, anonymous_agent=anonymous_agent)
+    settings = _deployment(demo, host=host, port=port, anonymous_agent=anonymous_agent)
     configure_logging(settings.log_json)
     service = build_service(settings)
     prepare_database(service)
@@ -76,7 +105,7 @@ def serve(
 
 @app.command()
 @friendly
-def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this connection is.")]) -> None:
+def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this connection is.")], demo: Demo = False) -> None:
     """Serve MCP over stdin/stdout as one agent (for desktop clients). Elevation and other
     approval-2 calls need FACADE_REDIS_URL, so that an operator decides them on `facade serve`."""
     import anyio
@@ -89,7 +118,7 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     from facade.mcp.fanout import Fanout
     from facade.mcp.server import build_mcp_server
 
-    settings = _settings()
+    settings = _deployment(demo)
     configure_logging(True if settings.log_json is None else settings.log_json)
     service = build_service(settings, transport="stdio")
     agent = agent_of(service, agent).name
@@ -129,12 +158,13 @@ def catalogue(
     agent: Annotated[str | None, typer.Option(help="Show this agent's view.")] = None,
     conversation: Annotated[str | None, typer.Option(help="In this conversation (elevations count).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    demo: Demo = False,
 ) -> None:
     """The catalogue: per-domain counts by tier, or one agent's view."""
     from facade.reports.inventory import catalogue_report, render_report
     from facade.serving.service import build_service
 
-    service = build_service(_settings())
+    service = build_service(_deployment(demo))
     report = catalogue_report(service, agent, conversation)
     typer.echo(json.dumps(report, indent=2) if as_json else render_report(report))
 
@@ -146,13 +176,14 @@ def denylist(
     fmt: Annotated[str, typer.Option("--format", help="openclaw | json | lines")] = "openclaw",
     server_name: Annotated[str, typer.Option(help="The MCP server's name in the runtime's config.")] = "facade",
     conversation: Annotated[str | None, typer.Option(help="In this conversation.")] = None,
+    demo: Demo = False,
 ) -> None:
     """The tools a runtime must hide from AGENT, named as the runtime names them."""
     from facade.reports import denylist as deny
     from facade.reports.inventory import agent_of
     from facade.serving.service import build_service
 
-    service = build_service(_settings())
+    service = build_service(_deployment(demo))
     text, _ = deny.render(service.views, agent_of(service, agent), conversation, fmt, server_name)
     typer.echo(text, nl=False)
 
@@ -162,13 +193,14 @@ def denylist(
 def budget(
     agent: Annotated[str, typer.Argument(help="The agent to measure.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    demo: Demo = False,
 ) -> None:
     """How full AGENT's context window is by default: base, system prompt, apps, free."""
     from facade.reports.budget import agent_budget, render_budget
     from facade.reports.inventory import agent_of
     from facade.serving.service import build_service
 
-    service = build_service(_settings())
+    service = build_service(_deployment(demo))
     report = agent_budget(service.views, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
     typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
 
@@ -178,13 +210,14 @@ def budget(
 def tools_md(
     agent: Annotated[str, typer.Argument(help="The agent to render TOOLS.md for.")],
     write: Annotated[bool, typer.Option("--write", help="Write agents/<name>/TOOLS.md instead of printing.")] = False,
+    demo: Demo = False,
 ) -> None:
     """Render TOOLS.md.j2 for AGENT."""
     from facade.reports.inventory import agent_of
     from facade.serving.service import build_service
     from facade.reports.toolsmd import render_tools_md, write_tools_md
 
-    service = build_service(_settings())
+    service = build_service(_deployment(demo))
     target = agent_of(service, agent)
     if write:
         typer.echo(f"wrote {write_tools_md(service.views, target, service.settings.tools_template)}")
@@ -195,27 +228,31 @@ def tools_md(
 @app.command()
 @friendly
 def check(
-    budget: Annotated[str, typer.Option(help="The budget file.")] = "catalogue-budget.toml",
+    budget: Annotated[
+        str | None, typer.Option(help="The budget file (default catalogue-budget.toml; with --demo, the demo's).", show_default=False)
+    ] = None,
     lock: Annotated[str, typer.Option(help="The catalogue lock (tier, approval, read-only per capability).")] = "catalogue.lock",
     update_lock: Annotated[bool, typer.Option("--update-lock", help="Accept the live tiers and approvals: rewrite the lock.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    demo: Demo = False,
 ) -> None:
     """The CI catalogue gate: budgets, floors, description lint, agreement of every surface and
     the catalogue lock."""
     from dataclasses import asdict
-    from pathlib import Path
 
     from facade.logs import configure_logging
-    from facade.reports.check import load_budget, render_check, run_check
+    from facade.reports.check import BUDGET_FILE, load_budget, render_check, run_check
     from facade.reports.lock import write_lock
     from facade.serving.service import build_service
+    from facade.settings import DEMO_BUDGET
 
-    settings = _settings()
+    settings = _deployment(demo)
     configure_logging(settings.log_json)  # discovery's warnings, as JSON lines on stderr in CI
     service = build_service(settings)
     if update_lock:
         typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)
-    report = run_check(service, load_budget(Path(budget)), Path(lock))
+    budget_file = Path(budget) if budget else DEMO_BUDGET if demo else BUDGET_FILE
+    report = run_check(service, load_budget(budget_file), Path(lock))
     if as_json:
         rows = [asdict(r) | {"budget": r.budget.model_dump() if r.budget else None} for r in report.rows]
         out = {"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems, "warnings": report.warnings}
@@ -359,12 +396,12 @@ def cards_deny(
 @db_app.command("upgrade")
 @friendly
 def db_upgrade() -> None:
-    """Apply every domain's migrations."""
-    from facade.serving.service import build_service, prepare_database
+    """Apply every domain's migrations (no agents needed, nothing seeded)."""
+    from facade.serving.service import upgrade_database
 
-    service = build_service(_settings())
-    prepare_database(service, seed=False)
-    typer.echo(f"database at {service.engine.url.render_as_string(hide_password=True)} is up to date")
+    engine = upgrade_database(_settings())
+    typer.echo(f"database at {engine.url.render_as_string(hide_password=True)} is up to date")
+    engine.dispose()
 
 
 def main() -> None:

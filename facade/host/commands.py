@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import anyio
 import anyio.to_thread
 
+from facade.host import embedding
 from facade.host.compaction import COMPACT_AT, CompactionConfig
 from facade.host.loop import AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter
@@ -148,6 +149,8 @@ def _launch(agent: str, args: HostArgs, prompter: Prompter | None, err: TextIO, 
     except (UsageError, AgentFolderError) as exc:
         print(f"error: {exc}", file=err)
         return 2
+    if not embedding.installed():  # said once at start, rather than ranking worse in silence
+        print(f"note: {embedding.ABSENT}", file=err)
 
     async def main() -> int:
         async with start(agent, provider, options) as loop:

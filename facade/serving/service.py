@@ -161,13 +161,26 @@ def _backends(settings: Settings, metrics: Metrics) -> tuple[Elevations, CardSto
     return MemoryElevations(), MemoryCards(), Changes()
 
 
-def prepare_database(service: Service, *, seed: bool | None = None) -> None:
-    """Apply every domain's migrations, then (by default) seed the demo data where it is missing;
-    one replica at a time, so that replicas started together neither race nor die."""
-    with migrate.exclusive(service.engine):
-        migrate.upgrade(service.engine, service.registry)
-        if service.settings.seed if seed is None else seed:
-            for domain in service.registry.domains.values():
+def prepare_database(service: Service) -> None:
+    """Apply every domain's migrations, then seed the demo data where it is missing when the
+    settings ask for it (`--demo`, FACADE_SEED); one replica at a time, so that replicas
+    started together neither race nor die."""
+    _migrate(service.engine, service.sessions, service.registry, service.settings.seed)
+
+
+def upgrade_database(settings: Settings) -> Engine:
+    """Apply every domain's migrations, and nothing else: migrations need no agents folder."""
+    registry = discover(settings.extra_domain_modules)
+    engine = make_engine(settings.effective_database_url, settings.database_pool_size)
+    _migrate(engine, session_factory(engine), registry, seed=False)
+    return engine
+
+
+def _migrate(engine: Engine, sessions: sessionmaker[Session], registry: Registry, seed: bool) -> None:
+    with migrate.exclusive(engine):
+        migrate.upgrade(engine, registry)
+        if seed:
+            for domain in registry.domains.values():
                 if domain.seed is not None:
-                    with service.sessions.begin() as session:
+                    with sessions.begin() as session:
                         domain.seed(session)  # each writes only into its empty tables

