@@ -10,7 +10,8 @@ from typing import Any, Literal
 import structlog
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm.exc import StaleDataError
 
 from facade.errors import DomainError
@@ -58,6 +59,25 @@ def failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outco
             "read the record again and retry",
             **who,
         )
+    if isinstance(exc, DataError | OverflowError):
+        # A value the database cannot take (a number past a column's width, text it cannot
+        # hold; SQLite raises OverflowError before the database sees it): the same arguments
+        # fail the same way every time, so this is theirs to change, not an outage to wait out.
+        log.info("tool.data_refused", tool=capability.name, error=data_error_detail(exc))
+        return Outcome(
+            "invalid_arguments",
+            error=f"invalid arguments for {capability.name}: the database refused a value ({data_error_detail(exc)}); "
+            "nothing was changed — send a smaller number or plainer text in its place",
+            **who,
+        )
+    if isinstance(exc, PoolTimeout):
+        log.warning("tool.database_busy", tool=capability.name)
+        return Outcome(
+            "unavailable",
+            error="unavailable: the server is busy and no database connection came free in time; nothing was "
+            "changed, retry shortly",
+            **who,
+        )
     if isinstance(exc, DBAPIError):
         log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
         return Outcome(
@@ -73,6 +93,14 @@ def failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outco
         "was changed — report the ref to an operator",
         **who,
     )
+
+
+def data_error_detail(exc: BaseException) -> str:
+    """The database's own one-line reason: never the statement or its parameters, which may hold
+    another record's data."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    primary = getattr(getattr(orig, "diag", None), "message_primary", None)
+    return primary or (str(orig).splitlines() or [type(orig).__name__])[0]
 
 
 def as_structured(result: Any) -> dict[str, Any]:
