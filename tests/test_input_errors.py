@@ -76,6 +76,17 @@ def postgres_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servi
         yield service
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def service(request: pytest.FixtureRequest) -> Service:
+    return request.getfixturevalue(f"{request.param}_service")
+
+
+async def call(service: Service, name: str, arguments: dict[str, Any]) -> Any:
+    request = CallRequest(name, arguments, bearer=DEV["walker"], conversation_header=CONVERSATION)
+    with anyio.fail_after(CALL_TIMEOUT):
+        return await service.calls.run(request)
+
+
 def every_case() -> list[tuple[str, Any]]:
     cases = []
     for capability in REGISTRY:
@@ -97,10 +108,8 @@ async def outages_of(service: Service) -> list[str]:
     """Every generated call whose outcome is an outage, with what was sent and answered."""
     failures = []
     for name, arguments in CASES:
-        request = CallRequest(name, arguments, bearer=DEV["walker"], conversation_header=CONVERSATION)
         try:
-            with anyio.fail_after(CALL_TIMEOUT):
-                outcome = await service.calls.run(request)
+            outcome = await call(service, name, arguments)
         except TimeoutError:
             failures.append(f"{name} {shown(arguments)}: no answer within {CALL_TIMEOUT:g} s")
             continue
@@ -127,3 +136,27 @@ class TestNoInputIsAnOutage:
     async def walk(self, service: Service) -> None:
         failures = await outages_of(service)
         assert failures == [], f"{len(failures)} of {len(CASES)} calls were outages:\n" + "\n".join(failures)
+
+
+class TestWhatToChange:
+    """The findings' own calls: each names the field and what it may hold."""
+
+    @pytest.mark.parametrize(
+        ("name", "arguments", "field", "says"),
+        [
+            ("projects.project_get", {"project_id": 2**31}, "project_id", "at most 2147483647"),
+            ("projects.project_get", {"project_id": 2**63}, "project_id", "at most 2147483647"),
+            ("projects.project_list", {"offset": 10**20}, "offset", "at most 2147483647"),
+            ("mail.message_get", {"message_id": 2**31}, "message_id", "at most 2147483647"),
+            ("projects.project_create", {"name": "Q1\x00"}, "name", "NUL byte"),
+            ("projects.task_bulk_create", {"project_id": 1, "tasks": [{"title": "a\x00"}]}, "tasks.0.title", "NUL byte"),
+        ],
+    )
+    async def test_refused_with_the_field_named(self, service: Service, name: str, arguments: dict[str, Any], field: str, says: str) -> None:
+        outcome = await call(service, name, arguments)
+        assert outcome.status == "invalid_arguments", outcome
+        assert f"`{field}`" in outcome.error and says in outcome.error, outcome.error
+
+    async def test_an_id_at_the_limit_is_simply_not_found(self, service: Service) -> None:
+        outcome = await call(service, "projects.project_get", {"project_id": 2**31 - 1})
+        assert outcome.status == "domain_error" and "does not exist" in outcome.error
