@@ -147,6 +147,7 @@ class TestWhatToChange:
             ("projects.project_get", {"project_id": 2**31}, "project_id", "at most 2147483647"),
             ("projects.project_get", {"project_id": 2**63}, "project_id", "at most 2147483647"),
             ("projects.project_list", {"offset": 10**20}, "offset", "at most 2147483647"),
+            ("projects.project_list", {"offset": 1e20}, "offset", "too large; integers are at most 9223372036854775807"),
             ("mail.message_get", {"message_id": 2**31}, "message_id", "at most 2147483647"),
             ("projects.project_create", {"name": "Q1\x00"}, "name", "NUL byte"),
             ("projects.task_bulk_create", {"project_id": 1, "tasks": [{"title": "a\x00"}]}, "tasks.0.title", "NUL byte"),

@@ -33,7 +33,7 @@ def at_most_integer(value: int) -> int:
     the database refuse the bind (which read as an outage, 2026-12-02). Checked after
     validation, so the announced schema stays as it was."""
     if value > INTEGER_MAX:
-        raise PydanticCustomError("too_large", "at most {limit}: no table numbers its records, or holds rows, past that", {"limit": INTEGER_MAX})
+        raise PydanticCustomError("too_large", "must be at most {limit}, the largest id (and row count) the database holds", {"limit": INTEGER_MAX})
     return value
 
 

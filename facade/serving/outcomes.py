@@ -16,6 +16,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from facade.errors import DomainError
 from facade.kit.capability import IDENTITY_FIELDS, Capability
+from facade.kit.db import BIGINT_MAX
 
 log = structlog.get_logger("facade.serving.calls")  # the call path's logger, as before the split
 
@@ -118,6 +119,8 @@ def explain_validation(capability: Capability, exc: ValidationError) -> str:
             problems.append(f"`{where}` is required")
         elif error["type"] == "extra_forbidden":
             problems.append(f"`{where}` is not a parameter of this tool")
+        elif error["type"] == "int_parsing_size":  # pydantic's words speak of a string
+            problems.append(f"`{where}`: too large; integers are at most {BIGINT_MAX}")
         else:
             problems.append(f"`{where}`: {error['msg']}")
     fields = capability.input_model.model_fields
