@@ -32,7 +32,10 @@ pytestmark = pytest.mark.anyio
 REGISTRY = discover()
 CONVERSATION = "input-errors"
 CASES_PER_TOOL = 3  # generated from the schema, beside the example's extremes (~14 a tool)
-CALL_TIMEOUT = 60.0  # a call slower than this counts as a hang
+# A call slower than this counts as a hang. It cancels an async handler; a handler in a worker
+# thread runs to its own end, which the network's are bounded by: probes take at most 5 s
+# (hosts' Timeout), SMTP and Docker go to the fakes started beside the service.
+CALL_TIMEOUT = 60.0
 SANDBOXES = ("documents", "photos", "backups", "monitoring", "services")
 # What a model must never be told about arguments it sent: to retry, or that the server crashed.
 OUTAGES = ("unavailable", "internal")
