@@ -10,9 +10,8 @@ from pydantic import AfterValidator, Field
 
 from domains.calendar.tables import ReminderMethod, Rsvp, ShowAs
 from domains.calendar.times import When
-from facade.kit import Input, Page
+from facade.kit import Id, Input, Page
 
-Id = Annotated[int, Field(ge=1)]
 Name = Annotated[str, Field(min_length=1, max_length=100)]
 Title = Annotated[str, Field(min_length=1, max_length=300)]
 Text = Annotated[str, Field(max_length=10_000)]

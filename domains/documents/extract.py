@@ -191,6 +191,12 @@ class Extracted:
     title: str | None = None
     page_count: int | None = None
 
+    def __post_init__(self) -> None:
+        # Text files and PDFs carry NUL bytes; no reader wants them, and PostgreSQL's text
+        # cannot hold them, so one such file would fail a whole folder_import.
+        self.parts = [(label, body.replace("\x00", "")) for label, body in self.parts]
+        self.title = (self.title or "").replace("\x00", "") or None
+
     @property
     def text(self) -> str:
         if len(self.parts) == 1:

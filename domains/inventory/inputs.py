@@ -11,10 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from domains.inventory.tables import MovementKind
-from facade.kit import Input
+from facade.kit import Id, Input
 from facade.kit import Page as KitPage
 
-Id = Annotated[int, Field(ge=1)]
 
 
 def _not_zero(value: Decimal) -> Decimal:

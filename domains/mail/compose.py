@@ -94,6 +94,13 @@ class Parsed:
     headers: str
     attachments: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # A base64 body or an encoded Subject may decode to NUL bytes, which PostgreSQL's text
+        # cannot hold; no reader misses them.
+        for name, value in list(vars(self).items()):
+            if isinstance(value, str) and "\x00" in value:
+                setattr(self, name, value.replace("\x00", ""))
+
 
 def parse_eml(text: str) -> Parsed:
     """Read an .eml (RFC 5322) text; InvalidRequest says what is missing or malformed."""

@@ -10,9 +10,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from facade.kit import Input, Page
+from facade.kit import Id, Input, Page
 
-Id = Annotated[int, Field(ge=1)]
 Name = Annotated[str, Field(min_length=1, max_length=100)]
 Address = Annotated[str, Field(min_length=3, max_length=320)]
 Addresses = Annotated[list[Address], Field(max_length=50)]

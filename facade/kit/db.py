@@ -21,6 +21,12 @@ NAMING = {
 }
 
 
+# The widest integers the columns hold: PostgreSQL's `integer`, every table's id, and its
+# `bigint`, which SQLite's INTEGER matches. A larger value reaches no row and may not be bound.
+INTEGER_MAX = 2**31 - 1
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+
+
 # SQLite would hand a deleted row's id to the next insert, and a model holding a stale id would
 # then act on a different record. AUTOINCREMENT never reuses ids, like a PostgreSQL sequence.
 # A table's `__table_args__` carries it: `(..., NO_ID_REUSE)`.

@@ -13,18 +13,31 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import Field, create_model
+from pydantic import AfterValidator, Field, create_model
+from pydantic_core import PydanticCustomError
 from sqlalchemy import ColumnElement, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import LoaderOption
 
 from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input
+from facade.kit.db import INTEGER_MAX
 from facade.kit.toolset import Declarer
 from facade.errors import Conflict, InvalidRequest, NotFound
 
 T = TypeVar("T")
-Id = Annotated[int, Field(ge=1)]
+
+
+def at_most_integer(value: int) -> int:
+    """An id or offset as wide as PostgreSQL's `integer` allows: it says so, rather than letting
+    the database refuse the bind (which read as an outage, 2026-12-02). Checked after
+    validation, so the announced schema stays as it was."""
+    if value > INTEGER_MAX:
+        raise PydanticCustomError("too_large", "must be at most {limit}, the largest id (and row count) the database holds", {"limit": INTEGER_MAX})
+    return value
+
+
+Id = Annotated[int, Field(ge=1), AfterValidator(at_most_integer)]
 Guard = Callable[[Any], None]
 CreateCheck = Callable[[Session, dict[str, Any]], None]
 UpdateCheck = Callable[[Session, Any, dict[str, Any]], None]
@@ -36,7 +49,7 @@ class Page(Input):
     """Base of list filters: a page of at most 200 rows."""
 
     limit: int = Field(default=50, ge=1, le=200)
-    offset: int = Field(default=0, ge=0)
+    offset: Annotated[int, AfterValidator(at_most_integer)] = Field(default=0, ge=0)
 
 
 def values_of(args: Any, *, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
 from facade.logs import log_scope
 from facade.serving.metrics import Metrics
+from facade.serving.storable import check_storable
 from facade.serving.outcomes import Outcome, as_structured, explain_validation, failed, unknown_tool_message
 
 log = structlog.get_logger("facade.serving.calls")
@@ -255,9 +256,11 @@ class Calls:
 
 
 def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: str | None) -> BaseModel:
-    """The call's arguments validated. Handlers never see a token: the identity fields carry
-    the resolved conversation only."""
-    return capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
+    """The call's arguments validated, and holding nothing a database cannot store. Handlers
+    never see a token: the identity fields carry the resolved conversation only."""
+    args = capability.parsed_model.model_validate({**arguments, "auth_token": "", "conversation_id": conversation or ""})
+    check_storable(args)
+    return args
 
 
 def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:

@@ -10,11 +10,13 @@ from typing import Any, Literal
 import structlog
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm.exc import StaleDataError
 
 from facade.errors import DomainError
 from facade.kit.capability import IDENTITY_FIELDS, Capability
+from facade.kit.db import BIGINT_MAX
 
 log = structlog.get_logger("facade.serving.calls")  # the call path's logger, as before the split
 
@@ -58,6 +60,25 @@ def failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outco
             "read the record again and retry",
             **who,
         )
+    if isinstance(exc, DataError | OverflowError):
+        # A value the database cannot take (a number past a column's width, text it cannot
+        # hold; SQLite raises OverflowError before the database sees it): the same arguments
+        # fail the same way every time, so this is theirs to change, not an outage to wait out.
+        log.info("tool.data_refused", tool=capability.name, error=data_error_detail(exc))
+        return Outcome(
+            "invalid_arguments",
+            error=f"invalid arguments for {capability.name}: the database refused a value ({data_error_detail(exc)}); "
+            "nothing was changed — send a smaller number or plainer text in its place",
+            **who,
+        )
+    if isinstance(exc, PoolTimeout):
+        log.warning("tool.database_busy", tool=capability.name)
+        return Outcome(
+            "unavailable",
+            error="unavailable: the server is busy and no database connection came free in time; nothing was "
+            "changed, retry shortly",
+            **who,
+        )
     if isinstance(exc, DBAPIError):
         log.warning("tool.database_unavailable", tool=capability.name, exc_info=exc)
         return Outcome(
@@ -75,6 +96,14 @@ def failed(capability: Capability, exc: Exception, who: dict[str, Any]) -> Outco
     )
 
 
+def data_error_detail(exc: BaseException) -> str:
+    """The database's own one-line reason: never the statement or its parameters, which may hold
+    another record's data."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    primary = getattr(getattr(orig, "diag", None), "message_primary", None)
+    return primary or (str(orig).splitlines() or [type(orig).__name__])[0]
+
+
 def as_structured(result: Any) -> dict[str, Any]:
     """A handler's result as a JSON object (`structuredContent` must be one)."""
     value = to_jsonable_python(result, by_alias=True)
@@ -90,6 +119,8 @@ def explain_validation(capability: Capability, exc: ValidationError) -> str:
             problems.append(f"`{where}` is required")
         elif error["type"] == "extra_forbidden":
             problems.append(f"`{where}` is not a parameter of this tool")
+        elif error["type"] == "int_parsing_size":  # pydantic's words speak of a string
+            problems.append(f"`{where}`: too large; integers are at most {BIGINT_MAX}")
         else:
             problems.append(f"`{where}`: {error['msg']}")
     fields = capability.input_model.model_fields

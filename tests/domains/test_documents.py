@@ -390,6 +390,20 @@ class TestMaintenance:
         assert sorted(d["path"] for d in result["imported"]) == ["inbox/expenses-october.csv", "inbox/supplier-quote.pdf"]
         assert result["unsupported"] == 1 and [f["path"] for f in result["failed"]] == ["inbox/broken.xlsx"]
 
+    def test_a_file_with_nul_bytes_imports_on_postgresql(
+        self, pg_schema: Callable[[], Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """PostgreSQL text cannot hold NUL, which text files and PDFs do carry: the index drops it
+        rather than refuse the whole import (which read as the caller's fault, 2026-12-02)."""
+        root = documents.sandbox(tmp_path, monkeypatch)
+        engine = seeded(migrated(pg_schema()))
+        (root / "inbox/padded.txt").write_bytes(b"hello\x00world\n")
+        (root / "inbox/titled.md").write_bytes(b"# Ti\x00tle\n\nbody\x00\n")
+        result = call(engine, "folder_import", folder="inbox")
+        assert {"inbox/padded.txt", "inbox/titled.md"} <= {d["path"] for d in result["imported"]}, result
+        found = call(engine, "document_search", query="helloworld")
+        assert [r["document"]["path"] for r in found["results"]] == ["inbox/padded.txt"], found
+
     def test_stats_and_export(self, lib: Library) -> None:
         stats = call(lib.engine, "library_stats")
         assert stats["documents"] == 10 and {k["kind"]: k["documents"] for k in stats["by_kind"]}["pdf"] == 2

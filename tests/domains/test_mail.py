@@ -392,6 +392,19 @@ class TestExchange:
         with pytest.raises(Conflict, match="already has Message-ID <q3-budget-re2@mail.example.com>"):
             call(db, "message_import", eml=exported, folder_id=8)
 
+    def test_nul_bytes_that_decoding_reveals_are_dropped_on_postgresql(self, pg_schema: Callable[[], Engine]) -> None:
+        """The .eml text holds no NUL (the server refuses those), but a base64 body or an encoded
+        Subject may decode to one, which PostgreSQL's text cannot hold (2026-12-02)."""
+        engine = seeded(migrated(pg_schema()))
+        eml = (
+            "From: Ana <ana@example.com>\nTo: sam@example.com\nSubject: =?utf-8?b?UTEAcmVwb3J0?=\n"
+            "Message-ID: <nul-1@example.com>\nContent-Type: text/plain; charset=utf-8\n"
+            "Content-Transfer-Encoding: base64\n\naGVsbG8Ad29ybGQ=\n"
+        )
+        message = call(engine, "message_import", eml=eml)["message"]
+        stored = call(engine, "message_get", message_id=message["id"])["message"]
+        assert (stored["subject"], stored["body"]) == ("Q1report", "helloworld")
+
     def test_mbox_parses_back(self, db: Engine, tmp_path: Path) -> None:
         call(db, "draft_update", message_id=12, body="From the kitchen:\nFrom now on, lunch is at 12:30.")
         content = call(db, "thread_export", thread_id=9)["content"]
