@@ -204,6 +204,8 @@ def default_embedder() -> Any:
 
     try:
         return shared_model()
-    except EmbeddingUnavailable:
+    except EmbeddingUnavailable as exc:
+        # Said once, where the index is built: a pip install without the model still searches.
+        log.warning("search.words_only: skills.tool_search ranks by words alone; %s", exc)
         return None
 
