@@ -28,7 +28,8 @@ import structlog
 from facade.access.cards import Card, Status
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import Conflict, Unavailable
+from facade.errors import Conflict, StartupError, Unavailable
+from facade.settings import redact_url as redact
 
 log = structlog.get_logger("facade.redis")
 PREFIX = "facade:"
@@ -44,14 +45,6 @@ def unavailable(url: str) -> Unavailable:
         f"elevations and approvals are unavailable: Redis at {redact(url)} cannot be reached; "
         "nothing was changed — try again shortly (core tools keep working)"
     )
-
-
-def redact(url: str) -> str:
-    """The URL without a password, for messages and logs."""
-    if "@" not in url:
-        return url
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://…@{rest.rsplit('@', 1)[1]}"
 
 
 class RedisElevations:
@@ -280,3 +273,14 @@ class RedisReplicas:
 def redis_backends(url: str) -> tuple[RedisElevations, RedisCards, RedisChanges]:
     client = redis.Redis.from_url(url, **TIMEOUTS)
     return RedisElevations(client, url), RedisCards(client, url), RedisChanges(client, url)
+
+
+def require_redis(url: str) -> None:
+    """Ping once, so that a Redis that is down stops the start with one line instead of every
+    elevation failing later."""
+    try:
+        redis.Redis.from_url(url, **TIMEOUTS).ping()
+    except (redis.RedisError, OSError) as exc:
+        raise StartupError(
+            f"Redis at {redact(url)} cannot be reached ({exc}); start it, or correct or unset FACADE_REDIS_URL"
+        ) from None

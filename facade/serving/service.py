@@ -19,13 +19,14 @@ from facade.access.audit import Audit
 from facade.serving.calls import Calls
 from facade.access.cards import CardStore, MemoryCards
 from facade.access.changes import Changes
-from facade.serving.database import make_engine, session_factory
+from facade.serving.database import make_engine, require_database, session_factory
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
-from facade.settings import Settings
+from facade.kit.domain_settings import use_server_context
+from facade.settings import Settings, file_values
 from facade.catalogue.trace import Trace
 from facade.catalogue.views import Views
 
@@ -65,6 +66,8 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
     `transport` is how the server will be reached: a `stdio` one without Redis refuses
     approval-2 calls (STDIO_PRIVATE_CARDS) rather than hold cards no operator can see."""
     settings = settings or Settings()
+    # Before discovery: a domain's settings read at import or seeding follow this server's.
+    use_server_context(settings.data_dir, file_values(settings.config))
     registry = discover(settings.extra_domain_modules)
     agents = load_agents(settings.agents_dir, registry)
     elevations, cards, changes = _backends(settings)
@@ -125,9 +128,19 @@ def _backends(settings: Settings) -> tuple[Elevations, CardStore, Changes]:
     return MemoryElevations(), MemoryCards(), Changes()
 
 
+def require_services(service: Service) -> None:
+    """The database and, when configured, Redis answer; else a StartupError of one line."""
+    require_database(service.engine)
+    if service.settings.redis_url:
+        from facade.access.redis_store import require_redis
+
+        require_redis(service.settings.redis_url)
+
+
 def prepare_database(service: Service, *, seed: bool | None = None) -> None:
     """Apply every domain's migrations, then (by default) seed the demo data where it is missing;
     one replica at a time, so that replicas started together neither race nor die."""
+    require_database(service.engine)
     with migrate.exclusive(service.engine):
         migrate.upgrade(service.engine, service.registry)
         if service.settings.seed if seed is None else seed:
