@@ -231,7 +231,8 @@ def _origin(name: str, flags: dict[str, Any], table: dict[str, Any], path: Path)
         if key.upper() == variable:
             return f"{variable}={redact_url(value)}"
     if name in table:
-        return f"{path}: {name} = {redact_url(str(table[name]))!r}"
+        value = table[name]
+        return f"{path}: {name} = " + (f'"{redact_url(value)}"' if isinstance(value, str) else str(value))
     return variable
 
 

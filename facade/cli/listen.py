@@ -32,6 +32,9 @@ def bind(host: str, port: int) -> socket.socket:
                 f"port {port} on {host} is in use; stop what holds it, or choose another with --port / FACADE_PORT"
             ) from None
         raise StartupError(f"cannot listen on {host}:{port} ({exc.strerror}); change --host / --port") from None
+    # Listening already: a client that connects once the banner is out waits in the backlog
+    # while uvicorn starts, instead of being refused (uvicorn's own backlog).
+    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 

@@ -83,7 +83,7 @@ def _service(settings: Settings, transport: Literal["http", "stdio"] = "http") -
     service = build_service(settings, transport=transport)
     tokens = {a.token_env.upper() for a in service.agents.values() if a.token_env}
     also = {*READ_ELSEWHERE, *HOST_VARIABLES, *tokens}
-    check_names(service.registry, file_values(settings.config), os.environ, also)
+    check_names(service.registry, file_values(settings.config), os.environ, also, str(settings.config))
     return service
 
 

@@ -138,7 +138,7 @@ def _default(info: FieldInfo) -> str:
 
 
 def check_names(
-    registry: Registry, table: Mapping[str, Any], environ: Iterable[str], also_known: Iterable[str]
+    registry: Registry, table: Mapping[str, Any], environ: Iterable[str], also_known: Iterable[str], file: str = "facade.toml"
 ) -> None:
     """A config-file key or `FACADE_*` variable that no model declares is a ConfigError naming
     the closest valid one: a misspelt setting would otherwise be silently ignored."""
@@ -146,7 +146,7 @@ def check_names(
     keys = {file_key(variable) for variable in server} - {"config"}
     for key in table:
         if key not in keys:
-            raise ConfigError(f"unknown setting {key} in the config file{closest(key, keys)}")
+            raise ConfigError(f"unknown setting {key} in {file}{closest(key, keys)}")
     known = server | set(also_known)
     for name in environ:
         variable = name.upper()
