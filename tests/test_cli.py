@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,8 @@ class TestStartErrors:
         process = subprocess.Popen(
             [sys.executable, "-m", "facade.cli", "serve", "--port", str(port)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
         )
+        watchdog = threading.Timer(300, process.kill)  # a server that never announces must not hang the test
+        watchdog.start()
         try:
             assert process.stderr is not None
             banner = None
@@ -143,6 +146,7 @@ class TestStartErrors:
             assert banner is not None, f"no banner; the server exited with {process.poll()}"
             socket.create_connection(("127.0.0.1", port), timeout=30).close()
         finally:
+            watchdog.cancel()
             process.terminate()
             process.wait(60)
         base = f"http://127.0.0.1:{port}"

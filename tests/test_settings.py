@@ -23,6 +23,7 @@ from facade.kit.domain_settings import use_server_context
 from facade.reports.settings import declared, render_markdown
 from facade.settings import load_settings
 from tests.support import DEV, REPO, free_port, mcp_client, text_of, write_agents
+from tests.test_cli import one_line
 from tests.test_economy import facade
 
 REGISTRY = discover()
@@ -37,13 +38,6 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     use_server_context(Path(".facade"), {})
-
-
-def one_line(done: subprocess.CompletedProcess[str]) -> str:
-    assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
 
 
 class TestPrecedence:
