@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 import typer
 
 from facade.errors import ConfigError, FacadeError, UsageError
-from facade.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from facade.serving.service import Service
+    from facade.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Facade: an MCP tool-catalogue server.")
 db_app = typer.Typer(no_args_is_help=True, help="The database.")
@@ -68,6 +68,8 @@ def options(
 
 def _settings(**flags: Any) -> Settings:
     """The settings, the command's flags on top; a ConfigError of one line when one is wrong."""
+    from facade.settings import load_settings
+
     return load_settings(config=_global["config"], **flags)
 
 
