@@ -178,7 +178,7 @@ def bridge(
 
     configure_logging(True)
     if not token:
-        raise FacadeError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
+        raise UsageError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
     run_bridge(url, token, conversation)
 
 
