@@ -21,6 +21,11 @@ class AgentError(ConfigError):
     """An `agents/<name>/agent.toml` cannot be used as written."""
 
 
+class StartupError(FacadeError):
+    """Something the server needs at start (its database, Redis, its port) is not there; the
+    configuration may be right, so the command exits 1, not 2."""
+
+
 class UsageError(FacadeError):
     """A command or API request names something that does not exist or asks for something
     malformed; the message says what to change."""

@@ -113,12 +113,6 @@ class _Finish:
         return self.renderer(logger, method, event_dict)
 
 
-def announce(message: str, **fields: Any) -> None:
-    """A line a person reads at start (the banner): one event like any other, so that a JSON log
-    stays JSON throughout; on a terminal the console renderer shows it readably."""
-    structlog.get_logger("facade.cli").info(message, **fields)
-
-
 @contextlib.contextmanager
 def log_scope(**bound: Any) -> Iterator[None]:
     """Bind `bound` for the block; whatever is bound inside it (the agent, once known) is gone

@@ -1,14 +1,21 @@
-"""The command line: readable output, and one clear line (exit 2) for every mistake."""
+"""The command line: readable output, and one clear line for every mistake — exit 2 for usage
+(a flag, a setting, an agent file), 1 for a runtime failure (the database, Redis, the port)."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from facade.catalogue.discovery import discover
 from facade.settings import DEMO_AGENTS
+from tests.support import base_env
 from tests.test_economy import facade
 
 
@@ -49,7 +56,8 @@ class TestConfigErrors:
 
     def test_bad_setting(self, tmp_path: Path) -> None:
         done = facade(tmp_path, "serve", env={"FACADE_MAX_BODY_BYTES": "-1"})
-        assert done.returncode == 2 and "max_body_bytes" in done.stderr
+        assert done.returncode == 2
+        assert one_line(done) == "error: FACADE_MAX_BODY_BYTES=-1: must be a positive number of bytes"
 
     def test_bad_domain_module(self, tmp_path: Path) -> None:
         done = facade(tmp_path, "catalogue", env={"FACADE_DOMAINS": "no.such.module"})
@@ -127,3 +135,103 @@ class TestInit:
         done = facade(tmp_path, "init", "old")
         assert done.returncode == 2 and "already exists; nothing was written" in done.stderr
         assert "Traceback" not in done.stderr and sorted(p.name for p in folder.iterdir()) == [present]
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The only line on stderr, which must not be a traceback."""
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+class TestStartErrors:
+    """What stops `facade serve` is one line that says what to change, before any banner."""
+
+    def test_a_port_out_of_range(self, tmp_path: Path) -> None:
+        done = facade(tmp_path, "serve", "--port", "99999")
+        assert done.returncode == 2
+        assert one_line(done) == "error: --port 99999: Input should be less than or equal to 65535"
+
+    def test_a_database_url_without_its_driver(self, tmp_path: Path) -> None:
+        done = facade(tmp_path, "serve", env={"FACADE_DATABASE_URL": "postgres://sam:pw@127.0.0.1/facade"})
+        assert done.returncode == 2
+        line = one_line(done)
+        assert line.startswith("error: FACADE_DATABASE_URL=postgres://") and "write postgresql+psycopg://" in line
+        assert "pw" not in line
+
+    def test_a_database_url_sqlalchemy_cannot_load(self, tmp_path: Path) -> None:
+        done = facade(tmp_path, "db", "upgrade", env={"FACADE_DATABASE_URL": "mysql://sam@127.0.0.1/facade"})
+        assert done.returncode == 2
+        assert "FACADE_DATABASE_URL=" in one_line(done) and "cannot be used" in done.stderr
+
+    def test_postgresql_unreachable(self, tmp_path: Path) -> None:
+        port = closed_port()
+        url = f"postgresql+psycopg://sam:pw@127.0.0.1:{port}/facade"
+        done = facade(tmp_path, "serve", "--port", str(closed_port()), env={"FACADE_DATABASE_URL": url})
+        assert done.returncode == 1
+        line = one_line(done)
+        assert line.startswith(f"error: the database at postgresql+psycopg://sam:***@127.0.0.1:{port}/facade cannot be reached")
+        assert line.endswith("start it, or point FACADE_DATABASE_URL at one that runs")
+
+    def test_redis_unreachable(self, tmp_path: Path) -> None:
+        port = closed_port()
+        done = facade(tmp_path, "serve", "--port", str(closed_port()), env={"FACADE_REDIS_URL": f"redis://127.0.0.1:{port}/0"})
+        assert done.returncode == 1
+        line = one_line(done)
+        assert line.startswith(f"error: Redis at redis://127.0.0.1:{port}/0 cannot be reached")
+        assert line.endswith("start it, or correct or unset FACADE_REDIS_URL")
+
+    def test_a_port_in_use(self, tmp_path: Path) -> None:
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            done = facade(tmp_path, "serve", "--port", str(port))
+        assert done.returncode == 1
+        assert one_line(done) == f"error: port {port} on 127.0.0.1 is in use; stop what holds it, or choose another with --port / FACADE_PORT"
+
+    def test_the_banner_comes_once_the_port_listens(self, tmp_path: Path) -> None:
+        port = closed_port()
+        env = {**os.environ, **base_env(tmp_path)}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "facade.cli", "serve", "--port", str(port)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
+        )
+        watchdog = threading.Timer(300, process.kill)  # a server that never announces must not hang the test
+        watchdog.start()
+        try:
+            assert process.stderr is not None
+            banner = None
+            for line in process.stderr:  # ends when the process does
+                if '"event": "serving"' in line:
+                    banner = json.loads(line)
+                    break
+            assert banner is not None, f"no banner; the server exited with {process.poll()}"
+            socket.create_connection(("127.0.0.1", port), timeout=30).close()
+        finally:
+            watchdog.cancel()
+            process.terminate()
+            process.wait(60)
+        base = f"http://127.0.0.1:{port}"
+        assert banner["mcp"] == f"{base}/mcp" and banner["dashboard"] == f"{base}/dashboard"
+        assert banner["data_dir"] == str(Path(env["FACADE_DATA_DIR"]).resolve())
+        assert banner["database"] == "sqlite"
+        assert banner["development_tokens"] is True and "operator" in banner["development_token_for"]
+
+    @pytest.mark.parametrize("args", [["serve", "--no-such-flag"], ["no-such-command"]])
+    def test_a_usage_error_is_2(self, tmp_path: Path, args: list[str]) -> None:
+        done = facade(tmp_path, *args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+
+    def test_version(self, tmp_path: Path) -> None:
+        from importlib.metadata import version
+
+        done = facade(tmp_path, "--version")
+        assert done.returncode == 0 and done.stdout == f"facade {version('facade')}\n"
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound and released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

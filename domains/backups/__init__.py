@@ -12,6 +12,7 @@ from pathlib import Path
 
 from domains.backups import jobs, reports, retention, runs
 from domains.backups.seed import seed
+from domains.backups.settings import BackupsSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -21,6 +22,7 @@ domain = Domain(
     migrations=Path(__file__).parent / "migrations",
     seed=seed,
     toolsets=(jobs.tools, runs.tools, reports.tools, retention.tools),
+    settings=BackupsSettings,
 )
 
 __all__ = ["domain"]

@@ -11,6 +11,7 @@ keeps no state of its own: no tables, no seed.
 """
 
 from domains.docker import containers, resources
+from domains.docker.settings import DockerSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -18,6 +19,7 @@ domain = Domain(
     description="Docker containers, images, networks and volumes on a Docker Engine.",
     default_mode="core",
     toolsets=(containers.tools, resources.tools),
+    settings=DockerSettings,
 )
 
 __all__ = ["domain"]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from domains.documents import analysis, catalogue, creating, maintenance, pdfs, reading, tagging
 from domains.documents.seed import seed
+from domains.documents.settings import DocumentsSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -33,6 +34,7 @@ domain = Domain(
         pdfs.tools,
         maintenance.tools,
     ),
+    settings=DocumentsSettings,
 )
 
 __all__ = ["domain"]

@@ -7,6 +7,7 @@ reads (seed.py names them), and the creating ones write paths the seed leaves fr
 
 from domains.files import archives, bulk, hashing, inspection, reading, text, writing
 from domains.files.seed import seed
+from domains.files.settings import FilesSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -23,6 +24,7 @@ domain = Domain(
         archives.tools,
         bulk.tools,
     ),
+    settings=FilesSettings,
 )
 
 __all__ = ["domain"]

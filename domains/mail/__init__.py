@@ -15,6 +15,7 @@ from pathlib import Path
 
 from domains.mail import bulk, drafts, exchange, filters, mailboxes, messages, reports
 from domains.mail.seed import seed
+from domains.mail.settings import MailSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -32,6 +33,7 @@ domain = Domain(
         bulk.tools,
         reports.tools,
     ),
+    settings=MailSettings,
 )
 
 __all__ = ["domain"]

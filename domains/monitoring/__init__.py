@@ -12,6 +12,7 @@ from pathlib import Path
 
 from domains.monitoring import alerts, bulk, checks, metrics, reports
 from domains.monitoring.seed import seed
+from domains.monitoring.settings import MonitoringSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -21,6 +22,7 @@ domain = Domain(
     migrations=Path(__file__).parent / "migrations",
     seed=seed,
     toolsets=(checks.tools, alerts.tools, metrics.tools, checks.deletes, reports.tools, bulk.tools),
+    settings=MonitoringSettings,
 )
 
 __all__ = ["domain"]

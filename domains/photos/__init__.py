@@ -15,6 +15,7 @@ from pathlib import Path
 
 from domains.photos import albums, catalogue, editing, labels, maintenance, metadata
 from domains.photos.seed import seed
+from domains.photos.settings import PhotosSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -24,6 +25,7 @@ domain = Domain(
     migrations=Path(__file__).parent / "migrations",
     seed=seed,
     toolsets=(catalogue.tools, metadata.tools, albums.tools, labels.tools, editing.tools, maintenance.tools),
+    settings=PhotosSettings,
 )
 
 __all__ = ["domain"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from domains.services import control, definitions, machine, transfer
 from domains.services.seed import seed
+from domains.services.settings import ServicesSettings
 from facade.kit import Domain
 
 domain = Domain(
@@ -21,6 +22,7 @@ domain = Domain(
     migrations=Path(__file__).parent / "migrations",
     seed=seed,
     toolsets=(definitions.tools, control.tools, transfer.tools, definitions.deletes, machine.tools),
+    settings=ServicesSettings,
 )
 
 __all__ = ["domain"]

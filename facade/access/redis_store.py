@@ -30,7 +30,8 @@ import structlog
 from facade.access.cards import Card, Status
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
-from facade.errors import Conflict, Unavailable
+from facade.errors import Conflict, StartupError, Unavailable
+from facade.settings import redact_url as redact
 
 log = structlog.get_logger("facade.redis")
 PREFIX = "facade:"
@@ -51,14 +52,6 @@ def unavailable(url: str) -> Unavailable:
         f"elevations and approvals are unavailable: Redis at {redact(url)} cannot be reached; "
         "nothing was changed — try again shortly (core tools keep working)"
     )
-
-
-def redact(url: str) -> str:
-    """The URL without a password, for messages and logs."""
-    if "@" not in url:
-        return url
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://…@{rest.rsplit('@', 1)[1]}"
 
 
 class RedisElevations:
@@ -315,3 +308,14 @@ def ping(url: str) -> None:
     """Raises when Redis at `url` does not answer within the stores' timeouts."""
     with redis.Redis.from_url(url, **TIMEOUTS) as client:
         client.ping()
+
+
+def require_redis(url: str) -> None:
+    """Ping once, so that a Redis that is down stops the start with one line instead of every
+    elevation failing later."""
+    try:
+        ping(url)
+    except (redis.RedisError, OSError) as exc:
+        raise StartupError(
+            f"Redis at {redact(url)} cannot be reached ({exc}); start it, or correct or unset FACADE_REDIS_URL"
+        ) from None

@@ -1,4 +1,6 @@
-"""`facade …`: the command line. Errors reach a person as one line that says what to change."""
+"""`facade …`: the command line. Errors reach a person as one line that says what to change,
+before any banner. Exit codes: 0 done; 1 a runtime failure (the database, Redis or the port is
+not there; a check failed); 2 a usage error (a flag, a setting, an agent file is wrong)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,15 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
-from facade.errors import FacadeError
-from facade.settings import Settings
+from facade.errors import ConfigError, FacadeError, UsageError
+
+if TYPE_CHECKING:
+    from facade.serving.service import Service
+    from facade.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Facade: an MCP tool-catalogue server.")
 db_app = typer.Typer(no_args_is_help=True, help="The database.")
@@ -21,10 +26,14 @@ cards_app = typer.Typer(no_args_is_help=True, help="Approval cards on a running 
 app.add_typer(cards_app, name="cards")
 
 F = TypeVar("F", bound=Callable[..., Any])
+USAGE, RUNTIME = 2, 1
+# `facade --config PATH`, for every command that reads the settings.
+_global: dict[str, Any] = {"config": None}
 
 
 def friendly(func: F) -> F:
-    """Turn a FacadeError into `error: …` and exit code 2, never a traceback."""
+    """Turn a FacadeError into `error: …` on one line, exit 2 for usage and 1 for a runtime
+    failure, never a traceback."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -32,17 +41,53 @@ def friendly(func: F) -> F:
             return func(*args, **kwargs)
         except FacadeError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(USAGE if isinstance(exc, (ConfigError, UsageError)) else RUNTIME) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def _settings(**overrides: Any) -> Settings:
-    try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
-    except Exception as exc:  # pydantic's message names the variable and the problem
-        typer.echo(f"error: invalid setting: {exc}", err=True)
-        raise typer.Exit(2) from None
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"facade {version('facade')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def options(
+    config: Annotated[
+        str | None, typer.Option("--config", help="The config file (FACADE_CONFIG; default facade.toml here).", show_default=False)
+    ] = None,
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Facade: an MCP tool-catalogue server."""
+    _global["config"] = config
+
+
+def _settings(**flags: Any) -> Settings:
+    """The settings, the command's flags on top; a ConfigError of one line when one is wrong."""
+    from facade.settings import load_settings
+
+    return load_settings(config=_global["config"], **flags)
+
+
+def _service(settings: Settings, transport: Literal["http", "stdio"] = "http") -> Service:
+    """The service, once every `FACADE_*` name and config-file key is known to be a setting."""
+    import os
+
+    from facade.host.variables import VARIABLES as HOST_VARIABLES
+    from facade.reports.settings import check_names
+    from facade.serving.service import build_service
+    from facade.settings import READ_ELSEWHERE, file_values
+
+    service = build_service(settings, transport=transport)
+    tokens = {a.token_env.upper() for a in service.agents.values() if a.token_env}
+    also = {*READ_ELSEWHERE, *HOST_VARIABLES, *tokens}
+    check_names(service.registry, file_values(settings.config), os.environ, also, str(settings.config))
+    return service
 
 
 Demo = Annotated[
@@ -86,21 +131,38 @@ def serve(
     """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
     import uvicorn
 
-    from facade.serving.service import build_service, prepare_database
-    from facade.logs import announce, configure_logging
+    from facade.cli.listen import announce, bind
+    from facade.serving.service import prepare_database, require_services
+    from facade.logs import configure_logging
     from facade.web.app import build_app
 
     settings = _deployment(demo, host=host, port=port, anonymous_agent=anonymous_agent)
     configure_logging(settings.log_json)
-    service = build_service(settings)
+    service = _service(settings)
+    require_services(service)
+    sock = bind(settings.host, settings.port)
     prepare_database(service)
-    announce(  # a log line like every other: JSON when the log is
-        f"facade: {len(service.registry)} capabilities in {len(service.registry.domains)} domains, "
-        f"agents {', '.join(sorted(service.agents))}; MCP at http://{settings.host}:{settings.port}/mcp",
-    )
+    announce(service, sock)
     # log_config=None: uvicorn keeps the handler configure_logging installed (its own would print
     # plain text); its access log is replaced by facade/web/requests.py's line.
-    uvicorn.run(build_app(service), host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on")
+    config = uvicorn.Config(build_app(service), log_config=None, access_log=False, lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+@app.command("settings")
+@friendly
+def settings_command(
+    markdown: Annotated[bool, typer.Option("--markdown", help="The README's table: every setting, its default and meaning.")] = False,
+) -> None:
+    """Every setting (the server's and each domain's), where its value comes from (default,
+    facade.toml, environment, flag) and the value, secrets masked."""
+    from facade.reports.settings import render_markdown, render_text, rows
+
+    from facade.catalogue.discovery import discover
+
+    settings = _settings()
+    registry = discover(settings.extra_domain_modules)  # no agents needed to list the settings
+    typer.echo(render_markdown(registry) if markdown else render_text(rows(settings, registry, {})), nl=False)
 
 
 @app.command()
@@ -113,15 +175,16 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
 
     from facade.reports.inventory import agent_of
     from facade.serving.lifecycle import serving
-    from facade.serving.service import build_service, prepare_database
+    from facade.serving.service import prepare_database, require_services
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
     from facade.mcp.server import build_mcp_server
 
     settings = _deployment(demo)
     configure_logging(True if settings.log_json is None else settings.log_json)
-    service = build_service(settings, transport="stdio")
+    service = _service(settings, "stdio")
     agent = agent_of(service, agent).name
+    require_services(service)
     prepare_database(service)
     fanout = Fanout()
     server = build_mcp_server(service, fanout, fixed_agent=agent)
@@ -148,7 +211,7 @@ def bridge(
 
     configure_logging(True)
     if not token:
-        raise FacadeError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
+        raise UsageError("no token: set FACADE_TOKEN (or --token) to the agent's bearer token")
     run_bridge(url, token, conversation)
 
 
@@ -162,9 +225,8 @@ def catalogue(
 ) -> None:
     """The catalogue: per-domain counts by tier, or one agent's view."""
     from facade.reports.inventory import catalogue_report, render_report
-    from facade.serving.service import build_service
 
-    service = build_service(_deployment(demo))
+    service = _service(_deployment(demo))
     report = catalogue_report(service, agent, conversation)
     typer.echo(json.dumps(report, indent=2) if as_json else render_report(report))
 
@@ -181,9 +243,8 @@ def denylist(
     """The tools a runtime must hide from AGENT, named as the runtime names them."""
     from facade.reports import denylist as deny
     from facade.reports.inventory import agent_of
-    from facade.serving.service import build_service
 
-    service = build_service(_deployment(demo))
+    service = _service(_deployment(demo))
     text, _ = deny.render(service.views, agent_of(service, agent), conversation, fmt, server_name)
     typer.echo(text, nl=False)
 
@@ -198,9 +259,8 @@ def budget(
     """How full AGENT's context window is by default: base, system prompt, apps, free."""
     from facade.reports.budget import agent_budget, render_budget
     from facade.reports.inventory import agent_of
-    from facade.serving.service import build_service
 
-    service = build_service(_deployment(demo))
+    service = _service(_deployment(demo))
     report = agent_budget(service.views, agent_of(service, agent), None, base_tokens=service.settings.base_prompt_tokens)
     typer.echo(json.dumps(report, indent=2) if as_json else render_budget(report))
 
@@ -214,10 +274,9 @@ def tools_md(
 ) -> None:
     """Render TOOLS.md.j2 for AGENT."""
     from facade.reports.inventory import agent_of
-    from facade.serving.service import build_service
     from facade.reports.toolsmd import render_tools_md, write_tools_md
 
-    service = build_service(_deployment(demo))
+    service = _service(_deployment(demo))
     target = agent_of(service, agent)
     if write:
         typer.echo(f"wrote {write_tools_md(service.views, target, service.settings.tools_template)}")
@@ -243,12 +302,11 @@ def check(
     from facade.logs import configure_logging
     from facade.reports.check import BUDGET_FILE, load_budget, render_check, run_check
     from facade.reports.lock import write_lock
-    from facade.serving.service import build_service
     from facade.settings import DEMO_BUDGET
 
     settings = _deployment(demo)
     configure_logging(settings.log_json)  # discovery's warnings, as JSON lines on stderr in CI
-    service = build_service(settings)
+    service = _service(settings)
     if update_lock:
         typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)
     budget_file = Path(budget) if budget else DEMO_BUDGET if demo else BUDGET_FILE

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import anyio
 import anyio.to_thread
 
-from facade.host import embedding
+from facade.retrieval import embedding
 from facade.host.compaction import COMPACT_AT, CompactionConfig
 from facade.host.loop import AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter

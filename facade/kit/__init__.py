@@ -8,7 +8,7 @@ from facade.kit.date_ranges import within_days
 from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, one_of, updated_column, utcnow
 from facade.kit.demo_files import pixel_png
 from facade.kit.domain import Domain
-from facade.kit.domain_settings import settings_reader
+from facade.kit.domain_settings import data_folder, settings_reader
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
 from facade.kit.patterns import Pattern, substitute, user_pattern
 from facade.kit.records import Entity, Id, Page, contains_text, values_of
@@ -45,6 +45,7 @@ __all__ = [
     "contains_text",
     "deadline",
     "created_column",
+    "data_folder",
     "each",
     "iso",
     "one_of",

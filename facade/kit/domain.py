@@ -12,6 +12,7 @@ from facade.kit.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tie
 from facade.kit.toolset import Declarer, Toolset
 
 if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
     from sqlalchemy.orm import Session
 
 Seed = Callable[["Session"], None]
@@ -57,6 +58,8 @@ class Domain(Declarer):
         seed: fills an empty database with a small demo data set; must be idempotent.
         toolsets: the domain's concept modules' toolsets; their capabilities come first, in
             this order (the listing order), before any added with `add` or `capability`.
+        settings: the domain's settings model (`FACADE_<NAME>_*`, read with `settings_reader`);
+            declared here so that `facade settings` lists them and the server knows their names.
     """
 
     name: str
@@ -65,6 +68,7 @@ class Domain(Declarer):
     migrations: Path | None = None
     seed: Seed | None = None
     toolsets: Sequence[Toolset] = ()
+    settings: type[BaseSettings] | None = None
     capabilities: list[Capability] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -72,6 +76,12 @@ class Domain(Declarer):
             raise RegistryError(f"domain {self.name!r}: a domain name is lowercase letters, digits and '_'")
         if self.default_mode not in ("core", "full"):
             raise RegistryError(f"domain {self.name!r}: default_mode must be 'core' or 'full'")
+        prefix = f"FACADE_{self.name.upper()}_"
+        if self.settings is not None and self.settings.model_config.get("env_prefix") != prefix:
+            raise RegistryError(
+                f"domain {self.name!r}: its settings {self.settings.__name__} must be read from {prefix}* "
+                f"(model_config = SettingsConfigDict(env_prefix={prefix!r}))"
+            )
         for toolset in self.toolsets:
             for declared in toolset.declarations:
                 self.add(declared.action, declared.handler, **declared.options)

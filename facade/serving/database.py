@@ -4,15 +4,45 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
-from facade.settings import DATABASE_POOL_SIZE
+from facade.errors import ConfigError, StartupError
+from facade.settings import DATABASE_POOL_SIZE, redact_url
 
 
 def make_engine(url: str, pool_size: int = DATABASE_POOL_SIZE) -> Engine:
     """An engine for `url`, holding at most `pool_size` connections to a server database; SQLite
-    gets its folder created, foreign keys on and WAL."""
+    gets its folder created, foreign keys on and WAL. A URL SQLAlchemy cannot use is a ConfigError."""
+    try:
+        return _engine(url, pool_size)
+    except (ArgumentError, NoSuchModuleError, ModuleNotFoundError) as exc:
+        raise ConfigError(
+            f"FACADE_DATABASE_URL={redact_url(url)} cannot be used ({exc}); write sqlite:///PATH or "
+            "postgresql+psycopg://user@host/db"
+        ) from None
+
+
+def require_database(engine: Engine) -> None:
+    """Connect once, so that a database that is down stops the start with one line, not at the
+    first call."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except DBAPIError as exc:
+        raise StartupError(unreachable(engine, exc)) from None
+
+
+def unreachable(engine: Engine, exc: DBAPIError) -> str:
+    reason = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
+    return (
+        f"the database at {engine.url.render_as_string(hide_password=True)} cannot be reached ({reason}); "
+        "start it, or point FACADE_DATABASE_URL at one that runs"
+    )
+
+
+def _engine(url: str, pool_size: int) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":

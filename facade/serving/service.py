@@ -19,7 +19,7 @@ from facade.access.audit import Audit
 from facade.serving.calls import Calls
 from facade.access.cards import CardStore, MemoryCards
 from facade.access.changes import Changes
-from facade.serving.database import make_engine, session_factory
+from facade.serving.database import make_engine, require_database, session_factory
 from facade.serving.metrics import Metrics
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
@@ -28,7 +28,8 @@ from facade.access.oauth import JwtVerifier, OAuthConfig
 from facade.errors import ConfigError
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
-from facade.settings import Settings
+from facade.kit.domain_settings import use_server_context
+from facade.settings import Settings, file_values
 from facade.catalogue.trace import Trace
 from facade.catalogue.views import Views
 
@@ -69,6 +70,8 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
     `transport` is how the server will be reached: a `stdio` one without Redis refuses
     approval-2 calls (STDIO_PRIVATE_CARDS) rather than hold cards no operator can see."""
     settings = settings or Settings()
+    # Before discovery: a domain's settings read at import or seeding follow this server's.
+    use_server_context(settings.data_dir, file_values(settings.config))
     registry = discover(settings.extra_domain_modules)
     agents = load_agents(settings.agents_dir, registry)
     metrics = Metrics()
@@ -161,6 +164,15 @@ def _backends(settings: Settings, metrics: Metrics) -> tuple[Elevations, CardSto
     return MemoryElevations(), MemoryCards(), Changes()
 
 
+def require_services(service: Service) -> None:
+    """The database and, when configured, Redis answer; else a StartupError of one line."""
+    require_database(service.engine)
+    if service.settings.redis_url:
+        from facade.access.redis_store import require_redis
+
+        require_redis(service.settings.redis_url)
+
+
 def prepare_database(service: Service) -> None:
     """Apply every domain's migrations, then seed the demo data where it is missing when the
     settings ask for it (`--demo`, FACADE_SEED); one replica at a time, so that replicas
@@ -177,6 +189,7 @@ def upgrade_database(settings: Settings) -> Engine:
 
 
 def _migrate(engine: Engine, sessions: sessionmaker[Session], registry: Registry, seed: bool) -> None:
+    require_database(engine)
     with migrate.exclusive(engine):
         migrate.upgrade(engine, registry)
         if seed:

