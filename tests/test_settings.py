@@ -175,7 +175,8 @@ class TestReadme:
 
 def contained_env(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     """A working folder, a data folder beside it, and an environment that sets no folder but
-    FACADE_DATA_DIR (and the agents, which the server only reads)."""
+    FACADE_DATA_DIR (and the agents, which the server only reads). The demo is seeded: its
+    seeds write into the domains' folders, the writes most likely to stray."""
     work, data = tmp_path / "work", tmp_path / "data"
     work.mkdir()
     agents = write_agents(tmp_path / "agents")
@@ -183,7 +184,7 @@ def contained_env(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     env |= {
         "FACADE_DATA_DIR": str(data),
         "FACADE_AGENTS_DIR": str(agents),
-        "FACADE_TOOLS_TEMPLATE": str(REPO / "TOOLS.md.j2"),
+        "FACADE_SEED": "true",
         "FACADE_LOG_JSON": "true",
         "PYTHONPATH": str(REPO),
     }

@@ -146,7 +146,10 @@ def serve(
     # log_config=None: uvicorn keeps the handler configure_logging installed (its own would print
     # plain text); its access log is replaced by facade/web/requests.py's line.
     config = uvicorn.Config(build_app(service), log_config=None, access_log=False, lifespan="on")
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C after a clean shutdown is a normal end, as in uvicorn.run
+        pass
 
 
 @app.command("settings")
