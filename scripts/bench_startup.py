@@ -4,7 +4,8 @@
 Each start is a new process timed from its launch: `facade serve` until `/healthz` answers, the
 baseline (scripts/benchkit.py's MCPServer in uvicorn: the same domains imported, the same tools
 registered) until `/mcp` answers; over stdio, from the launch with `initialize` already written to
-stdin until its answer is read. Two data folders: a fresh one (the facade migrates and seeds it on
+stdin until its answer is read; beside the wall time, the CPU seconds the server process had
+used by then (/proc), which a busy machine sways less. Two data folders: a fresh one (the facade migrates and seeds it on
 this start) and a warm one (migrated and seeded by an earlier, uncounted start). Facade and
 baseline alternate start by start, their order swapped every round, so a busy machine hurts both
 alike; only the ratios of one run count. After each timed start the server is asked for its tools
@@ -60,6 +61,7 @@ TIMEOUT = 300.0
 @dataclass
 class Start:
     seconds: float
+    cpu: float  # CPU seconds the server process had used by then (less swayed by a busy machine)
     tools: int  # what the started server then listed
     problem: str | None = None
 
@@ -71,6 +73,16 @@ class Samples:
     @property
     def seconds(self) -> list[float]:
         return [s.seconds for s in self.starts]
+
+    @property
+    def cpu(self) -> list[float]:
+        return [s.cpu for s in self.starts]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class StdioServer:
@@ -128,15 +140,15 @@ def start_stdio(side: str, workdir: Path) -> Start:
     try:
         server.send(INITIALIZE)
         answer = server.receive()
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, cpu_seconds(server.process.pid)
         if "result" not in answer or "serverInfo" not in answer["result"]:
-            return Start(seconds, 0, f"initialize: {json.dumps(answer)[:300]}")
+            return Start(seconds, cpu, 0, f"initialize: {json.dumps(answer)[:300]}")
         server.send(INITIALIZED)
         server.send(legacy_body("tools/list", {}, 1))
         listed = server.receive()
         if "result" not in listed:
-            return Start(seconds, 0, f"tools/list: {json.dumps(listed)[:300]}")
-        return Start(seconds, len(listed["result"]["tools"]))
+            return Start(seconds, cpu, 0, f"tools/list: {json.dumps(listed)[:300]}")
+        return Start(seconds, cpu, len(listed["result"]["tools"]))
     finally:
         server.stop()
 
@@ -147,8 +159,8 @@ def start_http(side: str, workdir: Path) -> Start:
     server = make(workdir).launch()
     try:
         server.wait(TIMEOUT)
-        seconds = time.perf_counter() - started
-        return Start(seconds, *_listed_http(server, side))
+        seconds, cpu = time.perf_counter() - started, cpu_seconds(server.pid)
+        return Start(seconds, cpu, *_listed_http(server, side))
     finally:
         server.stop()
 
@@ -198,6 +210,8 @@ def run(rounds: int) -> dict[str, Any]:
             "facade_s": f.seconds, "baseline_s": b.seconds,
             "facade_median_s": statistics.median(f.seconds), "baseline_median_s": statistics.median(b.seconds),
             "ratio": statistics.median(f.seconds) / statistics.median(b.seconds),
+            "facade_cpu_median_s": statistics.median(f.cpu), "baseline_cpu_median_s": statistics.median(b.cpu),
+            "cpu_ratio": statistics.median(f.cpu) / statistics.median(b.cpu),
             "facade_tools": sorted({s.tools for s in f.starts}), "baseline_tools": sorted({s.tools for s in b.starts}),
         })
     problems = [f"{scenario} {side}: {s.problem}" for (scenario, side), m in samples.items() for s in m.starts if s.problem]
@@ -219,19 +233,22 @@ def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
     load = " ".join(f"{x:.2f}" for x in report["load_before"]), " ".join(f"{x:.2f}" for x in report["load_after"])
-    print(f"rounds={report['rounds']}  load average before: {load[0]}  after: {load[1]}  (cores: {os.cpu_count()})")
+    print(f"rounds={report['rounds']}  load average before: {load[0]}  after: {load[1]}  (cores: {os.cpu_count()})  "
+          "medians; cpu: CPU seconds the server had used when it answered")
     print()
-    head = f"{'scenario':<12} {'facade s (median)':>18} {'baseline s (median)':>20} {'f/b':>6} {'tools f/b':>11}  starts (facade | baseline)"
+    head = (f"{'scenario':<12} {'facade s':>9} {'baseline s':>11} {'f/b':>6} {'facade cpu':>11} {'baseline cpu':>13} {'f/b':>6} "
+            f"{'tools f/b':>10}  wall s of each start (facade | baseline)")
     print(head)
     print("-" * (len(head) + 30))
     for r in report["rows"]:
         tools = f"{','.join(map(str, r['facade_tools']))}/{','.join(map(str, r['baseline_tools']))}"
         runs = " ".join(f"{x:.1f}" for x in r["facade_s"]) + " | " + " ".join(f"{x:.1f}" for x in r["baseline_s"])
-        print(f"{r['scenario']:<12} {r['facade_median_s']:>18.2f} {r['baseline_median_s']:>20.2f} {r['ratio']:>6.2f} {tools:>11}  {runs}")
+        print(f"{r['scenario']:<12} {r['facade_median_s']:>9.2f} {r['baseline_median_s']:>11.2f} {r['ratio']:>6.2f} "
+              f"{r['facade_cpu_median_s']:>11.2f} {r['baseline_cpu_median_s']:>13.2f} {r['cpu_ratio']:>6.2f} {tools:>10}  {runs}")
     print()
     for r in report["rows"]:
         verdict = "MET" if r["ratio"] <= RATIO_TARGET else "NOT MET"
-        print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} ({r['ratio']:.2f})")
+        print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} (wall {r['ratio']:.2f}, cpu {r['cpu_ratio']:.2f})")
     if report["problems"]:
         print("\nwrong answers:", *report["problems"], sep="\n  ")
 
