@@ -2,9 +2,9 @@
 of both protocol eras (plain HTTP, no SDK client), and percentiles. tests/support.py builds on it.
 
 `python scripts/benchkit.py baseline --port P` serves scripts/baseline.py's MCPServer with
-uvicorn, on the database that `FACADE_DATA_DIR` / `FACADE_DATABASE_URL` point at (the one the
-facade under test already migrated and seeded), so both sides run the same handlers on the
-same rows.
+uvicorn (`baseline --stdio`: over stdin/stdout), on the database that `FACADE_DATA_DIR` /
+`FACADE_DATABASE_URL` point at (the one the facade under test already migrated and seeded), so
+both sides run the same handlers on the same rows.
 """
 
 from __future__ import annotations
@@ -262,22 +262,38 @@ def failure(response: httpx2.Response) -> str | None:
 # --- the baseline server ------------------------------------------------------------------------
 
 
-def serve_baseline(port: int) -> None:
-    import uvicorn
-
+def build_baseline_server() -> tuple[Any, int]:
+    """MCPServer as a deployment of it starts: the same settings, domains and database as the
+    facade beside it, and nothing of the facade's own (no agents, views or announced schemas)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from baseline import build_baseline
 
-    from facade.serving.service import build_service
+    from facade.catalogue.discovery import discover
+    from facade.serving.database import make_engine, session_factory
+    from facade.settings import Settings
 
-    service = build_service()  # the same settings, registry and database as the facade beside it
-    server = build_baseline(service.registry, service.sessions)
-    print(f"baseline: MCPServer with {len(service.registry)} tools on 127.0.0.1:{port}", file=sys.stderr)
+    settings = Settings()
+    registry = discover(settings.extra_domain_modules)
+    engine = make_engine(settings.effective_database_url, settings.database_pool_size)
+    return build_baseline(registry, session_factory(engine)), len(registry)
+
+
+def serve_baseline(port: int | None) -> None:
+    """Over streamable HTTP on `port`, or over stdin/stdout when it is None."""
+    server, tools = build_baseline_server()
+    print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
+    if port is None:
+        server.run("stdio")
+        return
+    import uvicorn
+
     uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "baseline" and sys.argv[2] == "--port":
         serve_baseline(int(sys.argv[3]))
+    elif sys.argv[1:] == ["baseline", "--stdio"]:
+        serve_baseline(None)
     else:
-        sys.exit("usage: python scripts/benchkit.py baseline --port PORT")
+        sys.exit("usage: python scripts/benchkit.py baseline (--port PORT | --stdio)")

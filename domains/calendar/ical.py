@@ -6,17 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-import icalendar
-from icalendar import vCalAddress, vRecur
 from pydantic import ValidationError
 
 from domains.calendar import times
 from domains.calendar.inputs import EventFields
 from domains.calendar.tables import Calendar, Event
 from facade.kit import InvalidRequest
+
+# icalendar is imported by the functions that read or write iCalendar: at module level it was
+# part of every server's start-up (issue 14), for the few calls that exchange .ics text.
+if TYPE_CHECKING:
+    import icalendar
 
 PRODID = "-//Facade//calendar//EN"
 PARTSTAT = {"needs_action": "NEEDS-ACTION", "accepted": "ACCEPTED", "tentative": "TENTATIVE", "declined": "DECLINED"}
@@ -30,6 +33,9 @@ def _moment(e: Event, value: datetime) -> datetime | date:
 
 
 def vevent(e: Event, series: Event | None = None) -> icalendar.Event:
+    import icalendar
+    from icalendar import vCalAddress, vRecur
+
     owner = series or e
     v = icalendar.Event()
     v.add("uid", owner.uid)
@@ -67,6 +73,8 @@ def vevent(e: Event, series: Event | None = None) -> icalendar.Event:
 
 def document(calendar: Calendar, events: Sequence[Event]) -> str:
     """A VCALENDAR of `events` (series with their changed occurrences), zones included."""
+    import icalendar
+
     cal = icalendar.Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
@@ -81,6 +89,8 @@ def document(calendar: Calendar, events: Sequence[Event]) -> str:
 
 
 def parse(text: str) -> icalendar.Calendar:
+    import icalendar
+
     try:
         cal = icalendar.Calendar.from_ical(text)
     except (ValueError, KeyError, IndexError, TypeError) as exc:

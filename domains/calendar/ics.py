@@ -5,9 +5,8 @@ refused, so importing a file twice adds nothing."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import icalendar
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -16,6 +15,9 @@ from domains.calendar.calendars import name_free
 from domains.calendar.entities import CALENDAR, EVENT
 from domains.calendar.tables import Attendee, Calendar, Event, Exdate, Reminder
 from facade.kit import CallContext, Conflict, NotFound, Toolset, each
+
+if TYPE_CHECKING:  # imported where .ics text is read (ical.parse)
+    import icalendar
 
 tools = Toolset()
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, get_args
-
-import dns.exception
-import dns.name
-import dns.rdatatype
-import dns.zone
-import dns.zonefile
+from typing import TYPE_CHECKING, Any, get_args
 
 from domains.dns import names
 from domains.dns.tables import Record, RecordType, Zone
 from facade.kit import InvalidRequest
+
+# dnspython is imported by `parse`, the one reader of zone files: at module level it was part of
+# every server's start-up (issue 14), for the few calls that import a zone.
+if TYPE_CHECKING:
+    import dns.name
 
 SUPPORTED: tuple[str, ...] = get_args(RecordType)  # what the records table accepts
 TYPE_ORDER = {t: i for i, t in enumerate(("NS", "A", "AAAA", "CNAME", "MX", "TXT", "SRV", "PTR"))}
@@ -110,6 +109,12 @@ _LINE = re.compile(r":(\d+): ")
 
 
 def parse(text: str, name: str | None) -> Parsed:
+    import dns.exception
+    import dns.name
+    import dns.rdatatype
+    import dns.zone
+    import dns.zonefile
+
     origin = dns.name.from_text(name) if name else None
     try:
         zone = dns.zone.from_text(text, origin=origin, relativize=False, check_origin=True)

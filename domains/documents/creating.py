@@ -6,9 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from openpyxl.utils import range_boundaries
-from openpyxl.utils.cell import get_column_letter
-
 from facade.kit import CallContext, Conflict, Toolset
 
 from domains.documents import inputs
@@ -157,6 +154,8 @@ def sheet_append(ctx: CallContext, args: inputs.SheetAppend) -> dict[str, Any]:
             for row in args.rows:
                 sheet.append(list(row))
         # A table that ended on the last row grows with the rows appended under it.
+        from openpyxl.utils import get_column_letter, range_boundaries
+
         for table in sheet.tables.values():
             min_col, min_row, max_col, max_row = range_boundaries(table.ref)
             if max_row == last_row:

@@ -12,21 +12,20 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
-
-import docx
-import openpyxl
-import pypdf
-from docx.document import Document as DocxDocument
-from docx.table import Table
-from docx.text.paragraph import Paragraph
-from openpyxl.workbook.workbook import Workbook
+from typing import TYPE_CHECKING, Any
 
 from facade.kit import InvalidRequest
 
 from domains.documents.errors import parsing
 from domains.documents.sandbox import read_bytes
 from domains.documents.settings import settings
+
+# The format libraries are imported by the functions that open each format (see writers.py).
+if TYPE_CHECKING:
+    import pypdf
+    from docx.document import Document as DocxDocument
+    from docx.text.paragraph import Paragraph
+    from openpyxl.workbook.workbook import Workbook
 
 SUFFIXES: dict[str, str] = {
     ".docx": "docx", ".xlsx": "xlsx", ".pdf": "pdf", ".csv": "csv", ".md": "md", ".markdown": "md", ".txt": "txt",
@@ -60,6 +59,8 @@ def load_bytes(real: Path, given: str) -> bytes:
 
 
 def open_docx(real: Path, given: str) -> DocxDocument:
+    import docx
+
     data = load_bytes(real, given)
     with parsing(given, "docx"):
         return docx.Document(io.BytesIO(data))
@@ -68,12 +69,16 @@ def open_docx(real: Path, given: str) -> DocxDocument:
 def open_xlsx(real: Path, given: str, *, editing: bool = False) -> Workbook:
     """A workbook whose formulas read as the values Excel cached when it last saved the file;
     with editing=True the formulas themselves, so that saving it keeps them."""
+    import openpyxl
+
     data = load_bytes(real, given)
     with parsing(given, "xlsx"):
         return openpyxl.load_workbook(io.BytesIO(data), data_only=not editing)
 
 
 def open_pdf(real: Path, given: str) -> pypdf.PdfReader:
+    import pypdf
+
     data = load_bytes(real, given)
     with parsing(given, "pdf"):
         reader = pypdf.PdfReader(io.BytesIO(data))
@@ -104,6 +109,9 @@ class Block:
 
 
 def docx_blocks(document: DocxDocument) -> list[Block]:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
     blocks: list[Block] = []
     for item in document.iter_inner_content():
         if isinstance(item, Table):

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import Any
-
-import pypdf
+from typing import TYPE_CHECKING, Any
 
 from facade.kit import CallContext, InvalidRequest, Toolset
 
@@ -15,7 +13,16 @@ from domains.documents.errors import parsing
 from domains.documents.extract import need_kind, open_pdf
 from domains.documents.sandbox import display, existing_file, folder_prefix, resolve
 
+if TYPE_CHECKING:  # pypdf is imported where a PDF is made (see writers.py)
+    import pypdf
+
 tools = Toolset()
+
+
+def _writer() -> pypdf.PdfWriter:
+    import pypdf
+
+    return pypdf.PdfWriter()
 
 
 def _bytes(writer: pypdf.PdfWriter) -> bytes:
@@ -31,7 +38,7 @@ def _bytes(writer: pypdf.PdfWriter) -> bytes:
 def pdf_merge(ctx: CallContext, args: inputs.PdfMerge) -> dict[str, Any]:
     """Merge several PDFs, in the order given, into one new PDF."""
     dest_real = target(args.dest, args.overwrite, ".pdf")
-    writer = pypdf.PdfWriter()
+    writer = _writer()
     sources: list[dict[str, Any]] = []
     for given in args.paths:
         real = existing_file(given)
@@ -68,7 +75,7 @@ def pdf_split(ctx: CallContext, args: inputs.PdfSplit) -> dict[str, Any]:
     targets = [target(name, args.overwrite, ".pdf") for name in names]
     parts: list[dict[str, Any]] = []
     for (first_page, last_page), name, dest_real in zip(spans, names, targets, strict=True):
-        writer = pypdf.PdfWriter()
+        writer = _writer()
         with parsing(args.path, "pdf"):
             for number in range(first_page - 1, last_page):
                 writer.add_page(reader.pages[number])

@@ -3,11 +3,7 @@ cells, a PDF's pages."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from openpyxl.utils import range_boundaries
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
+from typing import TYPE_CHECKING, Any
 
 from facade.kit import CallContext, InvalidRequest, NotFound, Toolset
 
@@ -17,6 +13,10 @@ from domains.documents.extract import cell_value, docx_blocks, extract, need_kin
 from domains.documents.index import iso
 from domains.documents.sandbox import display, existing_file
 from domains.documents.settings import settings
+
+if TYPE_CHECKING:  # openpyxl is imported where a workbook is opened (extract.open_xlsx)
+    from openpyxl.workbook.workbook import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 tools = Toolset()
 
@@ -130,6 +130,8 @@ COLUMNS_PER_READ = 500  # a wider range would hand a model hundreds of thousands
 
 def _bounds(ref: str) -> tuple[int, int, int, int]:
     """(min_col, min_row, max_col, max_row) of a range, refused when no sheet could hold it."""
+    from openpyxl.utils import range_boundaries
+
     try:
         min_col, min_row, max_col, max_row = range_boundaries(ref)
     except (ValueError, TypeError):

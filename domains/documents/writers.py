@@ -11,18 +11,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-import docx
-import openpyxl
-from docx.document import Document as DocxDocument
-from fpdf import FPDF
-from openpyxl.styles import Font
-from openpyxl.utils.exceptions import IllegalCharacterError
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.table import Table, TableStyleInfo
-from openpyxl.worksheet.worksheet import Worksheet
+from typing import TYPE_CHECKING
 
 from facade.kit import InvalidRequest
 
+# The office libraries are imported by the functions that use them: at module level they were
+# ~1 s of every server's start-up (issue 14), for tools most conversations never call.
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
+    from openpyxl.workbook.workbook import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 AUTHOR = "Facade"
 Cell = str | int | float | bool | date | datetime | None
@@ -39,6 +37,8 @@ PDF_SUBSTITUTES = {
 def content(given: str, kind: str) -> Iterator[None]:
     """Refuse text the format cannot store: Word and Excel files are XML, which has no room for
     control characters or NUL bytes."""
+    from openpyxl.utils.exceptions import IllegalCharacterError
+
     try:
         yield
     except (ValueError, IllegalCharacterError):
@@ -79,6 +79,8 @@ def docx_bytes(
     table: Sequence[Sequence[str]] | None = None,
     when: datetime | None = None,
 ) -> bytes:
+    import docx
+
     document = docx.Document()
     props = document.core_properties
     props.title = title or ""
@@ -103,6 +105,9 @@ def save_docx(document: DocxDocument) -> bytes:
 
 
 def fill_sheet(sheet: Worksheet, rows: Sequence[Sequence[Cell]], *, header: bool = True) -> None:
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
     for row in rows:
         sheet.append(list(row))
     if header and rows:
@@ -110,11 +115,13 @@ def fill_sheet(sheet: Worksheet, rows: Sequence[Sequence[Cell]], *, header: bool
             cell.font = Font(bold=True)
     for index, column in enumerate(sheet.iter_cols(values_only=True), start=1):
         widest = max((len(str(v)) for v in column if v is not None), default=8)
-        sheet.column_dimensions[openpyxl.utils.get_column_letter(index)].width = min(max(widest + 2, 8), 60)
+        sheet.column_dimensions[get_column_letter(index)].width = min(max(widest + 2, 8), 60)
 
 
 def add_excel_table(book: Workbook, sheet: Worksheet) -> str:
     """Format a sheet's used range as an Excel table (first row the header); returns its name."""
+    from openpyxl.worksheet.table import Table, TableStyleInfo
+
     if sheet.max_row < 2:
         raise InvalidRequest(f"sheet {sheet.title!r} needs a header row and at least one data row to be a table")
     base = re.sub(r"\W", "", sheet.title) or "Table"
@@ -132,6 +139,8 @@ def add_excel_table(book: Workbook, sheet: Worksheet) -> str:
 
 def xlsx_bytes(sheets: Sequence[tuple[str, Sequence[Sequence[Cell]], bool]], when: datetime | None = None) -> bytes:
     """A workbook of (name, rows, as_table) sheets."""
+    import openpyxl
+
     book = openpyxl.Workbook()
     book.remove(book.active)
     book.properties.creator = AUTHOR
@@ -169,6 +178,8 @@ def latin1(text: str) -> tuple[str, int]:
 def pdf_bytes(title: str | None, text: str, when: datetime | None = None) -> tuple[bytes, int]:
     """A PDF of `text`: paragraphs split on blank lines, '# ' lines as headings, a form feed
     starting a new page. Returns the bytes and the number of characters replaced."""
+    from fpdf import FPDF
+
     pdf = FPDF(format="A4")
     pdf.set_creation_date((when or datetime.now(UTC)).replace(microsecond=0))
     pdf.set_author(AUTHOR)

@@ -15,10 +15,12 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 
-from facade.access.redis_store import RedisReplicas
+if TYPE_CHECKING:  # the redis client is imported only by a server that has replicas (issue 14)
+    from facade.access.redis_store import RedisReplicas
 
 REPLICA_ID_LENGTH = 12
 SEPARATOR = "-"

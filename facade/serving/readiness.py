@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from sqlalchemy import text
 
-from facade.access.redis_store import ping
 from facade.serving.service import Service
 
 
@@ -19,6 +18,8 @@ def readiness(service: Service) -> dict[str, str]:
     checks = {"database": _check(lambda: ping_database(service))}
     url = service.settings.redis_url
     if url:
+        from facade.access.redis_store import ping  # only a server with Redis loads its client
+
         checks["redis"] = _check(lambda: ping(url), on_error=service.metrics.redis_failed)
     return checks
 

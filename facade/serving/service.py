@@ -5,6 +5,9 @@ The MCP, web and CLI layers build one `Service` and call into it; the service ne
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -69,7 +72,27 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
 
     `transport` is how the server will be reached: a `stdio` one without Redis refuses
     approval-2 calls (STDIO_PRIVATE_CARDS) rather than hold cards no operator can see."""
-    settings = settings or Settings()
+    with collector_paused():
+        return _build_service(settings or Settings(), transport)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while start-up builds what lives as long as the
+    process: the domains' ~240,000 objects (models, tables, capabilities, announced schemas) set
+    off collection after collection, each walking all that was built so far, and found ~40,000
+    objects of garbage in the end; 0.3 s of discovery's 1.2 s CPU measured (issue 14). Once it
+    is back on, one collection finds that garbage; the serving lifecycle then freezes the rest."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build_service(settings: Settings, transport: Transport) -> Service:
     # Before discovery: a domain's settings read at import or seeding follow this server's.
     use_server_context(settings.data_dir, file_values(settings.config))
     registry = discover(settings.extra_domain_modules)

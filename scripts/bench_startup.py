@@ -1,0 +1,270 @@
+"""The start-up benchmark: how long `facade serve` takes to be healthy and `facade stdio` to answer
+`initialize`, beside the official SDK's MCPServer starting with the same tools in the same run.
+
+Each start is a new process timed from its launch: `facade serve` until `/healthz` answers, the
+baseline (scripts/benchkit.py's MCPServer in uvicorn: the same domains imported, the same tools
+registered) until `/mcp` answers; over stdio, from the launch with `initialize` already written to
+stdin until its answer is read; beside the wall time, the CPU seconds the server process had
+used by then (/proc), which a busy machine sways less. Two data folders: a fresh one (the facade migrates and seeds it on
+this start) and a warm one (migrated and seeded by an earlier, uncounted start). Facade and
+baseline alternate start by start, their order swapped every round, so a busy machine hurts both
+alike; only the ratios of one run count. After each timed start the server is asked for its tools
+and the benchmark fails on a wrong answer (an error, a missing tool), never on a figure.
+
+    python scripts/bench_startup.py            # full: 5 rounds, ~5 minutes on a busy 2-core machine
+    python scripts/bench_startup.py --short    # CI: one round
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchkit import (  # noqa: E402
+    DEV,
+    INITIALIZE,
+    INITIALIZED,
+    LoopbackServer,
+    baseline_server,
+    facade_server,
+    fresh_workdir,
+    jsonrpc,
+    legacy_body,
+    modern_body,
+    modern_headers,
+    workdir_env,
+)
+
+RATIO_TARGET = 2.0
+STDIO_AGENT = "atlas"
+SIDES = ("facade", "baseline")
+SCENARIOS = ("serve first", "serve warm", "stdio first", "stdio warm")
+TIMEOUT = 300.0
+
+
+@dataclass
+class Start:
+    seconds: float
+    cpu: float  # CPU seconds the server process had used by then (less swayed by a busy machine)
+    tools: int  # what the started server then listed
+    problem: str | None = None
+
+
+@dataclass
+class Samples:
+    starts: list[Start] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> list[float]:
+        return [s.seconds for s in self.starts]
+
+    @property
+    def cpu(self) -> list[float]:
+        return [s.cpu for s in self.starts]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class StdioServer:
+    """A stdio MCP server subprocess, its stderr in the work folder; one JSON-RPC line each way."""
+
+    def __init__(self, workdir: Path, argv: list[str], name: str) -> None:
+        self.log_path = workdir / f"{name}-stdio.log"
+        self._log = open(self.log_path, "ab")
+        env = {**os.environ, **workdir_env(workdir)}
+        self.process = subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log)
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put(b"")  # end of stream
+
+    def send(self, message: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(message + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise RuntimeError(f"no answer in {timeout}s; stderr in {self.log_path}") from None
+        if not line:
+            raise RuntimeError(f"exited with {self.process.wait()} before answering; stderr in {self.log_path}:\n"
+                               f"{self.log_path.read_text(errors='replace')[-2000:]}")
+        return json.loads(line)
+
+    def stop(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()  # end of input: the server's run loop returns
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
+
+
+def stdio_argv(side: str) -> list[str]:
+    if side == "facade":
+        return [sys.executable, "-m", "facade.cli", "stdio", "--agent", STDIO_AGENT]
+    return [sys.executable, str(Path(__file__).resolve().parent / "benchkit.py"), "baseline", "--stdio"]
+
+
+def start_stdio(side: str, workdir: Path) -> Start:
+    started = time.perf_counter()
+    server = StdioServer(workdir, stdio_argv(side), side)
+    try:
+        server.send(INITIALIZE)
+        answer = server.receive()
+        seconds, cpu = time.perf_counter() - started, cpu_seconds(server.process.pid)
+        if "result" not in answer or "serverInfo" not in answer["result"]:
+            return Start(seconds, cpu, 0, f"initialize: {json.dumps(answer)[:300]}")
+        server.send(INITIALIZED)
+        server.send(legacy_body("tools/list", {}, 1))
+        listed = server.receive()
+        if "result" not in listed:
+            return Start(seconds, cpu, 0, f"tools/list: {json.dumps(listed)[:300]}")
+        return Start(seconds, cpu, len(listed["result"]["tools"]))
+    finally:
+        server.stop()
+
+
+def start_http(side: str, workdir: Path) -> Start:
+    make = facade_server if side == "facade" else baseline_server
+    started = time.perf_counter()
+    server = make(workdir).launch()
+    try:
+        server.wait(TIMEOUT)
+        seconds, cpu = time.perf_counter() - started, cpu_seconds(server.pid)
+        return Start(seconds, cpu, *_listed_http(server, side))
+    finally:
+        server.stop()
+
+
+def _listed_http(server: LoopbackServer, side: str) -> tuple[int, str | None]:
+    """The number of tools a runtime caller lists (the whole catalogue), and what is wrong."""
+    auth = {"Authorization": f"Bearer {DEV['runtime']}"} if side == "facade" else {}
+    with httpx2.Client(timeout=120) as client:
+        if side == "facade":
+            health = client.get(f"{server.base}/healthz")
+            if health.status_code != 200 or health.json().get("status") != "ok":
+                return 0, f"/healthz: HTTP {health.status_code} {health.text[:200]}"
+        response = client.post(server.url, content=modern_body("tools/list", {}), headers={**modern_headers("tools/list"), **auth})
+        message = jsonrpc(response)
+        if response.status_code != 200 or "result" not in message:
+            return 0, f"tools/list: HTTP {response.status_code} {json.dumps(message)[:200]}"
+        return len(message["result"]["tools"]), None
+
+
+def start(scenario: str, side: str, warm: Path) -> Start:
+    transport, _, folder = scenario.partition(" ")
+    workdir = warm if folder == "warm" else fresh_workdir(f"bench-startup-{side}-")
+    try:
+        return (start_http if transport == "serve" else start_stdio)(side, workdir)
+    finally:
+        if workdir != warm:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(rounds: int) -> dict[str, Any]:
+    load_before = os.getloadavg()
+    warm = fresh_workdir("bench-startup-warm-")
+    # Uncounted: migrates and seeds the warm folder, and leaves both sides' bytecode compiled.
+    for side in SIDES:
+        start("serve warm", side, warm)
+    samples = {(scenario, side): Samples() for scenario in SCENARIOS for side in SIDES}
+    for round_no in range(rounds):
+        for scenario in SCENARIOS:
+            for side in SIDES if round_no % 2 == 0 else SIDES[::-1]:
+                samples[scenario, side].starts.append(start(scenario, side, warm))
+    shutil.rmtree(warm, ignore_errors=True)
+    rows = []
+    for scenario in SCENARIOS:
+        f, b = samples[scenario, "facade"], samples[scenario, "baseline"]
+        rows.append({
+            "scenario": scenario,
+            "facade_s": f.seconds, "baseline_s": b.seconds,
+            "facade_median_s": statistics.median(f.seconds), "baseline_median_s": statistics.median(b.seconds),
+            "ratio": statistics.median(f.seconds) / statistics.median(b.seconds),
+            "facade_cpu_median_s": statistics.median(f.cpu), "baseline_cpu_median_s": statistics.median(b.cpu),
+            "cpu_ratio": statistics.median(f.cpu) / statistics.median(b.cpu),
+            "facade_tools": sorted({s.tools for s in f.starts}), "baseline_tools": sorted({s.tools for s in b.starts}),
+        })
+    problems = [f"{scenario} {side}: {s.problem}" for (scenario, side), m in samples.items() for s in m.starts if s.problem]
+    problems += _wrong_counts(rows)
+    return {"rounds": rounds, "load_before": load_before, "load_after": os.getloadavg(), "rows": rows, "problems": problems}
+
+
+def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
+    """Every HTTP start of both sides lists the same whole catalogue; every stdio facade start
+    lists the same (the agent's view) and the stdio baseline the whole catalogue."""
+    whole = {n for r in rows for n in r["baseline_tools"]} | {n for r in rows if r["scenario"].startswith("serve") for n in r["facade_tools"]}
+    problems = [f"the whole catalogue was listed as {sorted(whole)} tools across starts"] if len(whole) != 1 or 0 in whole else []
+    agent = {n for r in rows if r["scenario"].startswith("stdio") for n in r["facade_tools"]}
+    if len(agent) != 1 or 0 in agent:
+        problems.append(f"facade stdio as {STDIO_AGENT} listed {sorted(agent)} tools across starts")
+    return problems
+
+
+def print_report(report: dict[str, Any], command: str) -> None:
+    print(f"$ {command}")
+    load = " ".join(f"{x:.2f}" for x in report["load_before"]), " ".join(f"{x:.2f}" for x in report["load_after"])
+    print(f"rounds={report['rounds']}  load average before: {load[0]}  after: {load[1]}  (cores: {os.cpu_count()})  "
+          "medians; cpu: CPU seconds the server had used when it answered")
+    print()
+    head = (f"{'scenario':<12} {'facade s':>9} {'baseline s':>11} {'f/b':>6} {'facade cpu':>11} {'baseline cpu':>13} {'f/b':>6} "
+            f"{'tools f/b':>10}  wall s of each start (facade | baseline)")
+    print(head)
+    print("-" * (len(head) + 30))
+    for r in report["rows"]:
+        tools = f"{','.join(map(str, r['facade_tools']))}/{','.join(map(str, r['baseline_tools']))}"
+        runs = " ".join(f"{x:.1f}" for x in r["facade_s"]) + " | " + " ".join(f"{x:.1f}" for x in r["baseline_s"])
+        print(f"{r['scenario']:<12} {r['facade_median_s']:>9.2f} {r['baseline_median_s']:>11.2f} {r['ratio']:>6.2f} "
+              f"{r['facade_cpu_median_s']:>11.2f} {r['baseline_cpu_median_s']:>13.2f} {r['cpu_ratio']:>6.2f} {tools:>10}  {runs}")
+    print()
+    for r in report["rows"]:
+        verdict = "MET" if r["ratio"] <= RATIO_TARGET else "NOT MET"
+        print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} (wall {r['ratio']:.2f}, cpu {r['cpu_ratio']:.2f})")
+    if report["problems"]:
+        print("\nwrong answers:", *report["problems"], sep="\n  ")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--short", action="store_true", help="one round, for CI")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the full run")
+    parser.add_argument("--json", type=Path, help="also write the report here")
+    args = parser.parse_args()
+    report = run(1 if args.short else args.rounds)
+    print_report(report, "python scripts/bench_startup.py" + (" --short" if args.short else f" --rounds {args.rounds}"))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 1 if report["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

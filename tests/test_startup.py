@@ -1,0 +1,88 @@
+"""What start-up does and does not do (issue 14): building the service and its app imports none
+of the domains' format libraries nor the redis client (their handlers import them when called),
+and the garbage collector rests while the service is built. The figures are
+scripts/bench_startup.py's; these tests hold the decisions that produced them."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import facade.serving.service as service_module
+from facade.settings import Settings
+from tests.support import REPO, workdir_env
+
+# Each was imported by some domain module at start-up (0.05-0.6 s apiece on 2 busy cores).
+DEFERRED = ("openpyxl", "fpdf", "pypdf", "docx", "icalendar", "dns", "redis", "numpy")
+
+BUILD_THE_SERVER = """
+import json, sys
+from facade.serving.service import build_service
+from facade.web.app import build_app
+from facade.mcp.fanout import Fanout
+from facade.mcp.server import build_mcp_server
+service = build_service()
+build_app(service)
+build_mcp_server(service, Fanout(), fixed_agent="atlas")
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def imported_at_start(tmp_path: Path) -> set[str]:
+    env = {**workdir_env(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD_THE_SERVER], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_building_the_server_imports_no_format_library(tmp_path: Path) -> None:
+    assert imported_at_start(tmp_path) & set(DEFERRED) == set()
+
+
+def test_a_handler_still_imports_its_library_when_called(tmp_path: Path) -> None:
+    """The office files the documents domain writes and reads are made by the same libraries,
+    now imported by the call."""
+    from domains.documents.extract import extract
+    from domains.documents.writers import docx_bytes, pdf_bytes, xlsx_bytes
+
+    (tmp_path / "a.docx").write_bytes(docx_bytes("Title", [("paragraph", "hello docx")]))
+    (tmp_path / "a.xlsx").write_bytes(xlsx_bytes([("Sheet", [["name"], ["hello xlsx"]], True)]))
+    (tmp_path / "a.pdf").write_bytes(pdf_bytes("Title", "hello pdf")[0])
+    for kind in ("docx", "xlsx", "pdf"):
+        assert f"hello {kind}" in extract(tmp_path / f"a.{kind}", f"a.{kind}").text
+
+
+def test_the_collector_rests_while_the_service_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    building = False
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and building:
+            collections.append(info["generation"])
+
+    def watched(*args: Any) -> Any:
+        nonlocal building
+        building = True
+        try:
+            return build(*args)
+        finally:
+            building = False
+
+    build = service_module._build_service
+    monkeypatch.setattr(service_module, "_build_service", watched)
+    gc.callbacks.append(count)
+    try:
+        service = service_module.build_service(Settings(data_dir=tmp_path / "data", agents_dir=REPO / "agents"))
+    finally:
+        gc.callbacks.remove(count)
+    assert len(service.registry) > 400
+    assert collections == []
+    assert gc.isenabled()  # and back on afterwards
