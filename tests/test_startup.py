@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import facade.serving.service as service_module
-from facade.settings import Settings
-from tests.support import REPO, workdir_env
+from facade.settings import DEMO_AGENTS, Settings
+from tests.support import workdir_env
 
 # Each was imported by some domain module at start-up (0.05-0.6 s apiece on 2 busy cores).
 DEFERRED = ("openpyxl", "fpdf", "pypdf", "docx", "icalendar", "dns", "redis", "numpy")
@@ -80,7 +80,7 @@ def test_the_collector_rests_while_the_service_is_built(tmp_path: Path, monkeypa
     monkeypatch.setattr(service_module, "_build_service", watched)
     gc.callbacks.append(count)
     try:
-        service = service_module.build_service(Settings(data_dir=tmp_path / "data", agents_dir=REPO / "agents"))
+        service = service_module.build_service(Settings(data_dir=tmp_path / "data", agents_dir=DEMO_AGENTS))
     finally:
         gc.callbacks.remove(count)
     assert len(service.registry) > 400

@@ -35,18 +35,22 @@ class TestReady:
         assert response.status_code == 200
         assert response.json() == {"status": "ok", "database": "ok"}
 
-    def test_redis_on_a_closed_port_is_not_ready_but_alive(self, tmp_path: Path) -> None:
-        closed = f"redis://127.0.0.1:{free_port()}/0"
-        server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": closed}).start()
-        try:
-            errors = counter(server, "facade_redis_errors_total")
-            response = get(server, "/readyz")
-            assert response.status_code == 503
-            assert response.json() == {"status": "degraded", "database": "ok", "redis": "unreachable"}
-            assert get(server, "/healthz").status_code == 200  # core tools still work: alive
-            assert counter(server, "facade_redis_errors_total") > errors
-        finally:
-            server.stop()
+    def test_redis_gone_is_not_ready_but_alive(self, tmp_path: Path) -> None:
+        """Redis that goes away after the start (one that is away at the start stops it with one
+        line: tests/test_cli.py): not ready, still alive, its errors counted."""
+        port = free_port()
+        with private_redis(port) as redis:
+            server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": f"redis://127.0.0.1:{port}/0"}).start()
+            try:
+                errors = counter(server, "facade_redis_errors_total")
+                redis.stop()
+                response = get(server, "/readyz")
+                assert response.status_code == 503
+                assert response.json() == {"status": "degraded", "database": "ok", "redis": "unreachable"}
+                assert get(server, "/healthz").status_code == 200  # core tools still work: alive
+                assert counter(server, "facade_redis_errors_total") > errors
+            finally:
+                server.stop()
 
     def test_follows_redis_and_the_database_going_away(self, tmp_path: Path) -> None:
         """PostgreSQL and a Redis of the test's own: ready; Redis stopped, then back; the
