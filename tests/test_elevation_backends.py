@@ -140,19 +140,23 @@ class TestRedisReplicas:
                 server.stop()
 
     async def test_redis_away_fails_closed(self, tmp_path: Path) -> None:
-        closed = f"redis://127.0.0.1:{free_port()}/0"
-        server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": closed}).start()
-        try:
-            async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": "away"}) as client:
-                tools = await names(client)
-                assert "files.list" in tools and not set(FILES_FULL) & tools
-                assert not (await client.call_tool("files.list", {"path": ""})).is_error
-                refused = await client.call_tool("skills.elevate", {"domain": "files", "reason": "redis is away"})
-            assert refused.is_error and "Redis at redis://127.0.0.1" in text_of(refused)
-            assert "cannot be reached" in text_of(refused)
-            assert httpx2.get(f"{server.base}/healthz").status_code == 200
-        finally:
-            server.stop()
+        """Redis gone after the start (one away at the start stops it with one line:
+        tests/test_cli.py): core tools go on, elevating is refused naming Redis."""
+        port = free_port()
+        with private_redis(port) as redis:
+            server = ServerProcess(tmp_path, env={"FACADE_REDIS_URL": f"redis://127.0.0.1:{port}/0"}).start()
+            try:
+                redis.stop()
+                async with mcp_client(server.url, DEV["francis"], headers={"X-Conversation-Id": "away"}) as client:
+                    tools = await names(client)
+                    assert "files.list" in tools and not set(FILES_FULL) & tools
+                    assert not (await client.call_tool("files.list", {"path": ""})).is_error
+                    refused = await client.call_tool("skills.elevate", {"domain": "files", "reason": "redis is away"})
+                assert refused.is_error and "Redis at redis://127.0.0.1" in text_of(refused)
+                assert "cannot be reached" in text_of(refused)
+                assert httpx2.get(f"{server.base}/healthz").status_code == 200
+            finally:
+                server.stop()
 
 
 class TestRedisCards:
