@@ -235,3 +235,21 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class TestListeningSocket:
+    """`facade serve` binds its port itself (so a port in use is one line before any banner)."""
+
+    def test_it_is_tcp_with_nagle_off(self) -> None:
+        """asyncio turns Nagle off only on sockets that say they are TCP; a socket made with
+        proto 0 left every response's body waiting ~40 ms for a delayed ACK (bench_serve.py)."""
+        import socket
+
+        from facade.cli.listen import bind
+
+        sock = bind("127.0.0.1", 0)
+        try:
+            assert sock.proto == socket.IPPROTO_TCP
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            sock.close()
