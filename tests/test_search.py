@@ -13,7 +13,8 @@ from facade.access.elevation import MemoryElevations
 from facade.access.identity import TokenBook
 from facade.catalogue.agents import Agent
 from facade.catalogue.discovery import discover
-from facade.catalogue.search import ToolIndex, packaged_vectors, semantic_text, text_key
+from facade.catalogue.search import ToolIndex, packaged_vectors, semantic_text
+from facade.retrieval.lexical import digest
 from facade.catalogue.views import Views
 from facade.serving.calls import CallRequest, Calls
 
@@ -33,7 +34,7 @@ def words_only(registry: Any) -> ToolIndex:
 class TestPackagedEmbeddings:
     def test_every_built_in_tool_is_in_the_packaged_table(self, registry: Any) -> None:
         """A changed description must come with a rebuilt table, or every start embeds it."""
-        stale = [c.name for c in registry if text_key(semantic_text(c)) not in packaged_vectors()]
+        stale = [c.name for c in registry if digest(semantic_text(c)) not in packaged_vectors()]
         assert stale == [], f"run `python scripts/embed_catalogue.py`: {stale[:5]}"
 
 

@@ -19,9 +19,7 @@ anyone may call: it is a ranking, not a grant.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import math
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
@@ -29,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from facade.kit.capability import IDENTITY_FIELDS, Capability
-from facade.retrieval.lexical import terms
+from facade.retrieval.lexical import digest, idf, saturated, terms
 
 log = logging.getLogger("facade.catalogue.search")
 
@@ -39,7 +37,6 @@ log = logging.getLogger("facade.catalogue.search")
 # normalised by its maximum plus a floored cosine) gave 53-56% here: most requests share no
 # word with their tool, and a maximum-normalised BM25 lets one chance word outrank meaning.
 LEXICAL_WEIGHT = 0.25
-K1, B = 1.2, 0.75
 
 
 def lexical_text(capability: Capability) -> str:
@@ -82,7 +79,7 @@ class ToolIndex:
             for term, n in counts.items():
                 self.postings[term].append((i, n))
         total = len(self.tools)
-        self.idf = {t: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()}
+        self.idf = {t: idf(len(p), total) for t, p in self.postings.items()}
         self.embedder = embedder
         self._vectors: Any = None
         self._lock = threading.Lock()
@@ -107,10 +104,10 @@ class ToolIndex:
         texts = [semantic_text(c) for c in self.tools]
         known = packaged_vectors()
         vectors = np.zeros((len(texts), DIMENSIONS), np.float32)
-        missing = [i for i, t in enumerate(texts) if text_key(t) not in known]
+        missing = [i for i, t in enumerate(texts) if digest(t) not in known]
         for i, t in enumerate(texts):
             if i not in missing:
-                vectors[i] = known[text_key(t)]
+                vectors[i] = known[digest(t)]
         if missing:
             log.info("search.embedding %d tools not in the packaged table", len(missing))
             vectors[missing] = self.embedder.encode([texts[i] for i in missing])
@@ -119,12 +116,11 @@ class ToolIndex:
     def lexical(self, query: str) -> dict[int, float]:
         scores: dict[int, float] = defaultdict(float)
         for term in set(terms(query)):
-            idf = self.idf.get(term)
-            if idf is None:
+            weight = self.idf.get(term)
+            if weight is None:
                 continue
             for i, n in self.postings[term]:
-                norm = K1 * (1 - B + B * self.lengths[i] / self.average)
-                scores[i] += idf * n * (K1 + 1) / (n + norm)
+                scores[i] += weight * saturated(n, self.lengths[i], self.average)
         return scores
 
     def rank(self, query: str, among: Collection[str] | None = None, limit: int = 20) -> list[tuple[Capability, float]]:
@@ -158,10 +154,6 @@ PACKAGED = Path(__file__).with_name("tool-embeddings.npz")
 _packaged: dict[bytes, Any] | None = None
 
 
-def text_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
 def packaged_vectors() -> dict[bytes, Any]:
     """The shipped embeddings by text digest; empty when the file is missing."""
     global _packaged
@@ -183,10 +175,10 @@ def write_packaged(capabilities: Iterable[Capability], embedder: Any, path: Path
 
     texts = sorted({semantic_text(c) for c in capabilities})
     known = packaged_vectors() if path == PACKAGED else {}
-    fresh = [t for t in texts if text_key(t) not in known]  # only what changed is embedded again
+    fresh = [t for t in texts if digest(t) not in known]  # only what changed is embedded again
     computed = dict(zip(fresh, embedder.encode(fresh))) if fresh else {}
-    vectors = np.stack([known[text_key(t)] if t not in computed else computed[t] for t in texts]).astype(np.float16)
-    keys = np.array([np.frombuffer(text_key(t), dtype=np.uint8) for t in texts])
+    vectors = np.stack([known[digest(t)] if t not in computed else computed[t] for t in texts]).astype(np.float16)
+    keys = np.array([np.frombuffer(digest(t), dtype=np.uint8) for t in texts])
     with path.open("wb") as handle:
         np.savez_compressed(handle, keys=keys, vectors=vectors)
     return len(fresh)

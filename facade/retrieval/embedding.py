@@ -11,7 +11,6 @@ Nothing is downloaded: a missing package is an error that says what to install.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import json
 import math
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from facade.retrieval.lexical import digest
 
 # The model was trained on 128 word pieces and accepts 256; the head of a long message says what
 # it is, and attention cost grows with the square of the length.
@@ -134,11 +135,6 @@ class WordPiece:
                 return [self.unk]
             start = stop
         return out
-
-
-def digest(text: str) -> bytes:
-    """A cache key that does not keep a 12,000-character text alive."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def is_punctuation(ch: str) -> bool:

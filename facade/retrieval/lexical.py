@@ -55,6 +55,21 @@ def terms(text: str) -> list[str]:
     return [stem(w) for w in words(text) if w not in STOPWORDS]
 
 
+def digest(text: str) -> bytes:
+    """A cache key for a text that does not keep a 12,000-character text alive."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def idf(containing: int, total: int) -> float:
+    """Lucene's IDF: the +1 keeps a word found in most documents slightly positive, not negative."""
+    return math.log(1 + (total - containing + 0.5) / (containing + 0.5))
+
+
+def saturated(count: int, length: int, average: float, k1: float = 1.2, b: float = 0.75) -> float:
+    """BM25's weight of a term found `count` times in a document of `length` terms."""
+    return count * (k1 + 1) / (count + k1 * (1 - b + b * length / average))
+
+
 class BM25:
     """Okapi BM25 over `terms()`; the corpus is the documents scored together (one conversation).
 
@@ -72,7 +87,7 @@ class BM25:
         self._index: OrderedDict[bytes, Counter[str]] = OrderedDict()
 
     def counts(self, text: str) -> Counter[str]:
-        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = digest(text)
         found = self._index.get(key)
         if found is None:
             found = self._index[key] = Counter(terms(text))
@@ -89,10 +104,8 @@ class BM25:
         lengths = [sum(d.values()) for d in docs]
         average = sum(lengths) / len(docs) or 1.0
         df = {t: sum(1 for d in docs if t in d) for t in set(terms(query))}
-        # Lucene's IDF: the +1 keeps a word found in most messages slightly positive, not negative.
-        idf = {t: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
-        out = []
-        for doc, length in zip(docs, lengths):
-            norm = self.k1 * (1 - self.b + self.b * length / average)
-            out.append(sum(w * doc[t] * (self.k1 + 1) / (doc[t] + norm) for t, w in idf.items() if t in doc))
-        return out
+        weights = {t: idf(n, len(docs)) for t, n in df.items() if n}
+        return [
+            sum(w * saturated(doc[t], length, average, self.k1, self.b) for t, w in weights.items() if t in doc)
+            for doc, length in zip(docs, lengths)
+        ]
