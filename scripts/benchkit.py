@@ -31,7 +31,7 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 ERAS = (LEGACY, MODERN)
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-DEV = {name: f"facade-dev-{name}" for name in ("atlas", "francis", "infra", "runtime", "operator")}
+DEV = {name: f"facade-dev-{name}" for name in ("atlas", "francis", "infra", "pocket", "runtime", "operator")}
 # A PostgreSQL database the benchmarks and the tests may create databases on (trust auth, loopback).
 POSTGRES_ADMIN_URL = os.environ.get("FACADE_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 CLIENT_INFO = {"name": "facade-raw-http", "version": "1"}

@@ -12,6 +12,7 @@ from mcp_types import LATEST_PROTOCOL_VERSION
 
 from facade.access.elevation import MemoryElevations
 from facade.catalogue.agents import load_agents
+from facade.catalogue.disclosure import always_loaded
 from facade.catalogue.discovery import discover
 from facade.catalogue.schema import compact_json
 from facade.catalogue.served import Served, ServedCatalogues
@@ -89,17 +90,26 @@ class TestSegments:
 
 class TestTheServedArray:
     """The apps segment counts exactly the array tools/list serves — the latest era's wire form,
-    the array `facade check` counts — cut per domain at the separators."""
+    the array `facade check` counts — cut per domain at the separators; for an agent that
+    discloses by search, the always-loaded part of it, the rest reported as deferred."""
 
     def test_apps_is_the_served_wire_for_each_demo_agent(self) -> None:
-        assert {"atlas", "francis", "infra"} <= set(DEMO)
+        assert {"atlas", "francis", "infra", "pocket"} <= set(DEMO)
         for agent in DEMO.values():
             elevations = MemoryElevations()
             views = Views(REGISTRY, DEMO, elevations)
             elevations.grant(agent.name, "elevated", next(iter(agent.apps)))
             for conversation in (None, "elevated"):
                 apps = agent_budget(views, agent, conversation)["segments"]["apps"]
-                wire = SERVED.serve(views.view(agent, conversation)).wire(LATEST_PROTOCOL_VERSION)
+                view = views.view(agent, conversation)
+                wire = SERVED.serve(always_loaded(agent, view)).wire(LATEST_PROTOCOL_VERSION)
+                disclosure = apps["disclosure"]
+                assert disclosure["mode"] == agent.disclosure
+                if agent.disclosure == "search":
+                    assert len(wire.tools) < 20 and disclosure["deferred"]["tools"] + len(wire.tools) == len(view)
+                    assert disclosure["always_loaded"]["tokens"] == apps["tokens"] <= disclosure["always_loaded"]["limit"]
+                else:
+                    assert len(wire.tools) == len(view)
                 exact = count(wire.json, agent.tokenizer, "json")
                 assert (apps["era"], apps["bytes"], apps["tokens"], apps["source"]) == (
                     LATEST_PROTOCOL_VERSION, wire.bytes, exact.tokens, exact.source
@@ -115,9 +125,14 @@ class TestTheServedArray:
         views = Views(REGISTRY, DEMO, MemoryElevations())
         for agent in DEMO.values():
             apps = agent_budget(views, agent, None)["segments"]["apps"]
-            assert apps["bytes"] == rows[agent.name]["bytes"]
+            row = rows[agent.name]
+            if agent.disclosure == "search":
+                # The gate holds both: the listing (bytes, tokens) and what the model carries.
+                assert apps["tokens"] == row["always_loaded"] and apps["disclosure"]["deferred"]["listed_tokens"] == row["tokens"]
+                continue
+            assert apps["bytes"] == row["bytes"]
             if bundled_name(agent.tokenizer):  # the gate counts with o200k where the agent has none
-                assert apps["tokens"] == rows[agent.name]["tokens"], agent.name
+                assert apps["tokens"] == row["tokens"], agent.name
 
     def test_domain_slices_join_to_the_array(self) -> None:
         tools = tuple({"name": f"d{i}.t", "description": "é" * i, "inputSchema": {"type": "object"}} for i in range(4))

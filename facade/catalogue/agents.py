@@ -14,8 +14,11 @@ from facade.errors import AgentError
 from facade.catalogue.registry import Registry
 
 AppSetting = Literal["default", "core", "full"]
+Disclosure = Literal["all", "search"]
 AGENT_FILE = "agent.toml"
 DEV_TOKEN_PREFIX = "facade-dev-"
+# The facade's own app: in "search" disclosure its tools (search, describe, elevate) stay loaded.
+SEARCH_APP = "skills"
 
 
 class AgentFile(BaseModel):
@@ -31,6 +34,8 @@ class AgentFile(BaseModel):
     token_env: str | None = None
     oauth_clients: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(default_factory=list)
     apps: dict[str, AppSetting] = Field(default_factory=dict)
+    disclosure: Disclosure = "all"
+    pinned: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=3)]] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class Agent:
             FACADE_OAUTH_AGENT_CLAIM names, client_id by default; facade/access/oauth.py).
         apps: domain → "default" | "core" | "full"; a domain not listed is invisible.
         workspace: the agent's folder (SYSTEM.md, TOOLS.md, memory files).
+        disclosure: "all" — the model is given every tool of the view; "search" — only the
+            always-loaded set (the pinned tools and the skills app), the rest found through
+            skills.tool_search (facade/catalogue/disclosure.py).
+        pinned: the tools always loaded in "search" disclosure, besides the skills app.
     """
 
     name: str
@@ -58,6 +67,8 @@ class Agent:
     apps: dict[str, AppSetting]
     workspace: Path
     oauth_clients: tuple[str, ...] = ()
+    disclosure: Disclosure = "all"
+    pinned: tuple[str, ...] = ()
 
 
 def dev_token_for(name: str) -> str:
@@ -116,6 +127,7 @@ def load_agent(path: Path, registry: Registry, env: os._Environ[str] | dict[str,
             f"{path}: unknown domain(s) {', '.join(unknown)} in [apps]; "
             f"known domains: {', '.join(sorted(registry.domains))}"
         )
+    _check_disclosure(path, spec, registry)
     token = env.get(spec.token_env, "") if spec.token_env else ""
     return Agent(
         name=spec.name,
@@ -129,10 +141,28 @@ def load_agent(path: Path, registry: Registry, env: os._Environ[str] | dict[str,
         apps=dict(spec.apps),
         workspace=path.parent,
         oauth_clients=tuple(spec.oauth_clients),
+        disclosure=spec.disclosure,
+        pinned=tuple(dict.fromkeys(spec.pinned)),
     )
 
 
+def _check_disclosure(path: Path, spec: AgentFile, registry: Registry) -> None:
+    """Pinned tools exist among the agent's apps, and only where they mean something."""
+    if spec.pinned and spec.disclosure != "search":
+        raise AgentError(f'{path}: pinned tools are kept loaded only with disclosure = "search"; set it or remove pinned')
+    if spec.disclosure == "search" and SEARCH_APP not in spec.apps:
+        raise AgentError(f'{path}: disclosure = "search" finds tools with skills.tool_search; add skills = "default" to [apps]')
+    for name in spec.pinned:
+        capability = registry.get(name)
+        if capability is None:
+            raise AgentError(f"{path}: pinned tool {name!r} is not in the catalogue; `facade catalogue` lists the names")
+        if capability.domain not in spec.apps:
+            raise AgentError(f"{path}: pinned tool {name!r} belongs to {capability.domain}, which is not in [apps]")
+
+
 def _explain(error: dict) -> str:  # type: ignore[type-arg]
+    if error["type"] == "literal_error" and error["loc"][:1] == ("disclosure",):
+        return f"{error['input']!r} is not a disclosure; use \"all\" or \"search\""
     if error["type"] == "literal_error":
         return f"{error['input']!r} is not a mode; use \"default\", \"core\" or \"full\""
     if error["type"] == "extra_forbidden":

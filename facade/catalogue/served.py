@@ -18,6 +18,7 @@ import mcp_types as types
 from mcp_types import LATEST_PROTOCOL_VERSION
 from mcp_types import methods as wire_methods
 
+from facade.catalogue.disclosure import DEFERRED_META_KEY
 from facade.kit.capability import Capability
 from facade.catalogue.schema import announced_tool, compact_json
 
@@ -77,17 +78,24 @@ class ServedCatalogues:
 
     def __init__(self, capabilities: Iterable[Capability]) -> None:
         self._tools = {c.name: announced_tool(c) for c in capabilities}
-        self._views: dict[tuple[str, ...], Served] = {}
+        self._views: dict[tuple[tuple[str, ...], frozenset[str]], Served] = {}
         self._lock = threading.Lock()
 
     def tool(self, name: str) -> dict[str, Any]:
         return self._tools[name]
 
-    def serve(self, capabilities: Iterable[Capability]) -> Served:
+    def serve(self, capabilities: Iterable[Capability], deferred: frozenset[str] = frozenset()) -> Served:
+        """The announced tools of `capabilities`, those named in `deferred` marked so in their
+        `_meta` (facade/catalogue/disclosure.py)."""
         names = tuple(c.name for c in capabilities)
-        served = self._views.get(names)
+        key = (names, deferred)
+        served = self._views.get(key)
         if served is None:
-            served = Served(names, tuple(self._tools[n] for n in names))
+            served = Served(names, tuple(self._marked(n) if n in deferred else self._tools[n] for n in names))
             with self._lock:
-                served = self._views.setdefault(names, served)
+                served = self._views.setdefault(key, served)
         return served
+
+    def _marked(self, name: str) -> dict[str, Any]:
+        tool = self._tools[name]
+        return {**tool, "_meta": {**tool.get("_meta", {}), DEFERRED_META_KEY: True}}

@@ -15,6 +15,7 @@ from functools import cached_property
 
 from facade.catalogue.search import ToolIndex, default_embedder
 from facade.catalogue.agents import Agent
+from facade.catalogue.disclosure import always_loaded, deferred
 from facade.catalogue.modes import Elevated, effective_modes, is_visible
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import Served, ServedCatalogues
@@ -56,8 +57,15 @@ class View:
 
     @cached_property
     def served(self) -> Served:
-        """The announced tools of this view, with their wire form per era (cached)."""
-        return self._catalogues().serve(self.tools)
+        """The announced tools of this view, with their wire form per era (cached); in "search"
+        disclosure the tools outside the always-loaded set are marked deferred."""
+        return self._catalogues().serve(self.tools, deferred(self.agent, self.tools))
+
+    @cached_property
+    def always_loaded(self) -> Served:
+        """The tools a deferring host gives the model from the start (all of them, unless the
+        agent discloses by search), as announced."""
+        return self._catalogues().serve(always_loaded(self.agent, self.tools))
 
     def __iter__(self) -> Iterator[Capability]:
         return iter(self.tools)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from facade.host.compaction import CompactionConfig
+from facade.host.disclosure import SEARCH_TOOL, Disclosure, found, routing_query
 from facade.host.messages import ToolCall, ToolSpec, assistant, tool_result, user
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import ModelTurn, Provider
@@ -60,6 +61,10 @@ class LoopConfig:
         tokenizer: the bundled tokenizer the history is counted with (the agent's own when
             agent.toml names one); None counts by a labelled estimate.
         compaction: the model's window and when to compact (never, while the window is unknown).
+        defer: honour the server's deferred marks (disclosure by search): give the model only
+            the tools it starts with and the ones it finds; False sends every listed tool.
+        preload_tools: with deferred tools, how many the server's search ranks for each user
+            request to load before the turn's first model call (prompt routing; 0 for none).
     """
 
     max_steps: int | None = None
@@ -69,6 +74,8 @@ class LoopConfig:
     memory: str | None = None
     tokenizer: str | None = "o200k_base"
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    defer: bool = True
+    preload_tools: int = 3
 
 
 @dataclass
@@ -113,6 +120,7 @@ class AgentLoop:
         self.policy = policy or PermissionPolicy()
         self.prompter = prompter
         self.config = config or LoopConfig()
+        self.disclosure = Disclosure(enabled=self.config.defer, preload=self.config.preload_tools)
         self.requester = Requester(
             provider,
             tools,
@@ -124,6 +132,7 @@ class AgentLoop:
             history_budget=self.config.history_budget,
             tokenizer=self.config.tokenizer,
             compaction=self.config.compaction,
+            disclosure=self.disclosure,
         )
 
     @property
@@ -135,6 +144,7 @@ class AgentLoop:
         executed: list[Executed] = []
         artifacts: list[Path] = []
         last: ModelTurn | None = None
+        await self._route(turn, text)
         for step in range(1, self.max_steps + 1):
             last = await self.requester.call(turn, step, text)
             saved = [self.session.save_artifact(a.content, a.title) for a in last.artifacts]
@@ -162,12 +172,32 @@ class AgentLoop:
         calls = [c for c in self.session.ledger.calls if c.turn == turn]
         return TurnResult(answer, steps, stopped, executed, artifacts, calls)
 
+    async def _route(self, turn: int, text: str) -> None:
+        """Prompt routing: with deferred tools, load the ones the server's search ranks first
+        for this request (callable now), before the model is first asked."""
+        if not (self.disclosure.enabled and self.disclosure.preload) or self.disclosure.deferring is False:
+            return
+        specs = await self.tools.tools()
+        self.disclosure.deferring = any(s.deferred for s in specs)
+        if not self.disclosure.deferring or self.tools.spec(SEARCH_TOOL) is None:
+            return
+        query = routing_query(text)
+        if not query:
+            return
+        outcome = await self.tools.call(SEARCH_TOOL, {"query": query, "limit": self.disclosure.preload})
+        names = [] if outcome.is_error else found(outcome.data, callable_only=True)
+        wanted = self.disclosure.want(names)
+        self.trajectory.emit("tools.routed", {"turn": turn, "query": query, "found": names, "wanted": wanted, "is_error": outcome.is_error})
+
     async def _execute(self, call: ToolCall, step: int, executed: list[Executed]) -> ToolOutcome:
         outcome = await self._outcome(call, step, executed)
         self.trajectory.emit(
             "tool.completed",
             {"step": step, "tool": call.name, "arguments": call.arguments, "is_error": outcome.is_error, "result_chars": len(outcome.text)},
         )
+        wanted = self.disclosure.observe(self.tools.spec(call.name), call.arguments, outcome.data, outcome.is_error)
+        if wanted:
+            self.trajectory.emit("tools.wanted", {"step": step, "by": call.name, "wanted": wanted})
         return outcome
 
     async def _outcome(self, call: ToolCall, step: int, executed: list[Executed]) -> ToolOutcome:

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from facade.host.compaction import CompactionConfig, compactable
 from facade.host.context import CompiledContext, ContextManager
+from facade.host.disclosure import Disclosure
 from facade.host.messages import ToolSpec
 from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
 from facade.host.prompt import SystemPromptBuilder
@@ -92,8 +93,10 @@ class Requester:
         history_budget: int,
         tokenizer: str | None,
         compaction: CompactionConfig,
+        disclosure: Disclosure | None = None,
     ) -> None:
         self.provider = provider
+        self.disclosure = disclosure or Disclosure()
         self.tools = tools
         self.session = session
         self.trajectory = trajectory
@@ -112,7 +115,7 @@ class Requester:
     async def call(self, turn: int, step: int, query: str) -> ModelTurn:
         """The model's reply to the session as it stands, compacting first when the request would
         not fit and once more when the server refuses it as too long."""
-        specs = await self.tools.tools()
+        specs = self.disclosure.offered(await self.tools.tools())
         prepared = await self._prepare(specs, query)
         if self.compaction.due(prepared.prompt_tokens):
             prepared = await self._compact(turn, step, specs, query, prepared, "threshold")

@@ -23,6 +23,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from facade.host.disclosure import DEFERRED_META_KEY
 from facade.host.identity_hook import IdentifiedClient, IdentityHook, connect
 from facade.host.messages import ToolSpec
 
@@ -63,6 +64,7 @@ def spec_of(tool: types.Tool) -> ToolSpec:
         input_schema=dict(tool.input_schema or {"type": "object", "properties": {}}),
         approval=int(meta.get(APPROVAL_META_KEY) or 0),
         read_only=bool(annotations and annotations.read_only_hint),
+        deferred=meta.get(DEFERRED_META_KEY) is True,
     )
 
 

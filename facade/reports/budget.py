@@ -4,7 +4,8 @@ tokenizer can count and labelled "estimate" where a ratio had to (DESIGN "Contex
 Segments: `base` (the runtime's own prompt and native tools: a configured constant, always an
 estimate), `system_prompt` (the agent's workspace files; a missing one counts 0 and is named),
 `apps` (per domain, exactly what tools/list serves this agent in this conversation, elevations
-included) and `free`. `model_window` is null when unknown, and `free` is then null too.
+included; for an agent that discloses by search, the always-loaded part of it, the deferred rest
+reported under `disclosure`) and `free`. `model_window` is null when unknown, and `free` is then null too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from mcp_types import LATEST_PROTOCOL_VERSION
 
 from facade.catalogue.agents import Agent
+from facade.catalogue.disclosure import ALWAYS_LOADED_LIMIT
 from facade.catalogue.schema import compact_json
 from facade.catalogue.served import Wire
 from facade.catalogue.views import Views
@@ -59,20 +61,32 @@ def agent_budget(
 
     view = views.view(agent, conversation)
     shown = view.apps
-    wire = view.served.wire(SERVED_ERA)
-    parts = domain_parts(wire, [len(app.tools) for app in shown])
+    # What the model carries: the whole view, or in "search" disclosure the always-loaded set
+    # (what a deferring host sends); the deferred rest is reported as reachable, not as used.
+    loaded = set(view.always_loaded.names)
+    wire = view.always_loaded.wire(SERVED_ERA)
+    per_app = [sum(c.name in loaded for c in app.tools) for app in shown]
+    parts = domain_parts(wire, per_app)
     counted, shares = count_parts(parts or [wire.json], tokenizer, "json")
     apps = [
         {
             "domain": app.domain.name,
             "mode": app.mode,
-            "tools": len(app.tools),
+            "tools": n,
             "bytes": len(part.encode("utf-8")),
             "tokens": tokens,
             "source": counted.source,
         }
-        for app, part, tokens in zip(shown, parts, shares)
+        for app, n, part, tokens in zip(shown, per_app, parts, shares)
     ]
+    disclosure: dict[str, Any] = {"mode": agent.disclosure}
+    if agent.disclosure == "search":
+        listed = view.served.wire(SERVED_ERA)
+        whole = count(listed.json, tokenizer, "json")
+        disclosure.update(
+            always_loaded={"tools": len(loaded), "tokens": counted.tokens, "limit": ALWAYS_LOADED_LIMIT},
+            deferred={"tools": len(view.served.names) - len(loaded), "listed_tokens": whole.tokens, "source": whole.source},
+        )
 
     system_tokens = sum(f["tokens"] for f in files)
     apps_tokens = counted.tokens
@@ -92,7 +106,14 @@ def agent_budget(
         "segments": {
             "base": {"tokens": base_tokens, "source": "estimate"},
             "system_prompt": {"tokens": system_tokens, "source": system_source, "files": files},
-            "apps": {"tokens": apps_tokens, "source": apps_source, "bytes": wire.bytes, "era": SERVED_ERA, "domains": apps},
+            "apps": {
+                "tokens": apps_tokens,
+                "source": apps_source,
+                "bytes": wire.bytes,
+                "era": SERVED_ERA,
+                "domains": apps,
+                "disclosure": disclosure,
+            },
             "free": {"tokens": free, "source": _source((system_source, apps_source))},
         },
         "used": used,
@@ -145,9 +166,20 @@ def render_budget(report: dict[str, Any], width: int = 60) -> str:
     ]
     for name, part in parts:
         lines.append(f"  {name:<14}{part['tokens']:>8}  {part['source']}")
-    lines.append(f"    (the tools/list array as served, {seg['apps']['era']} wire form: {seg['apps']['bytes']} bytes)")
+    disclosure = seg["apps"].get("disclosure", {})
+    searching = disclosure.get("mode") == "search"
+    what = "its always-loaded part" if searching else "as served"
+    lines.append(f"    (the tools/list array, {what}, {seg['apps']['era']} wire form: {seg['apps']['bytes']} bytes)")
     for app in seg["apps"]["domains"]:
+        if searching and not app["tools"]:
+            continue
         lines.append(f"    {app['domain']:<12}{app['mode']:<5}{app['tools']:>4} tools{app['tokens']:>8}  {app['source']}")
+    if searching:
+        kept, rest = disclosure["always_loaded"], disclosure["deferred"]
+        lines.append(
+            f"    disclosure by search: {kept['tools']} tools always loaded ({kept['tokens']} of at most {kept['limit']} tokens); "
+            f"{rest['tools']} more reachable through skills.tool_search, loaded when found"
+        )
     free = seg["free"]["tokens"]
     lines.append(f"  {'free':<14}{free if free is not None else 'null':>8}")
     if report["over_budget"]:

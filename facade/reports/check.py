@@ -27,6 +27,7 @@ from facade.errors import ConfigError
 from facade.tokencount import DEFAULT_TOKENIZER, bundled_name, count_exact
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
 from facade.catalogue.agents import Agent
+from facade.catalogue.disclosure import ALWAYS_LOADED_LIMIT
 from facade.catalogue.views import Views
 
 BUDGET_FILE = Path("catalogue-budget.toml")
@@ -40,6 +41,8 @@ class AgentBudget(BaseModel):
     tools: int = Field(ge=0)
     bytes: int = Field(ge=0)
     tokens: int = Field(ge=0)
+    # For an agent that discloses by search: the tokens of its always-loaded set.
+    always_loaded: int | None = Field(default=None, ge=0)
 
 
 class Floors(BaseModel):
@@ -64,6 +67,10 @@ class AgentRow:
     bytes: int
     tokens: int
     budget: AgentBudget | None
+    # What the model carries from the start: the whole listing, unless the agent discloses by
+    # search (then its always-loaded set, facade/catalogue/disclosure.py).
+    always_loaded: int = 0
+    disclosure: str = "all"
 
 
 @dataclass
@@ -235,8 +242,18 @@ def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
     for agent in service.agents.values():
         row = measure(service.views, agent, budget.agents.get(agent.name))
         report.rows.append(row)
+        if row.disclosure == "search" and row.always_loaded > ALWAYS_LOADED_LIMIT:
+            report.problems.append(
+                f"budget: {agent.name} discloses by search but always loads {row.always_loaded} tokens, over the "
+                f"{ALWAYS_LOADED_LIMIT} a small model can spare; pin fewer tools"
+            )
         if row.budget is None:
             continue
+        if row.disclosure == "search" and row.budget.always_loaded is not None and row.always_loaded > row.budget.always_loaded:
+            report.problems.append(
+                f"budget: {agent.name} always loads {row.always_loaded} tokens, over its budget of {row.budget.always_loaded} "
+                f"(+{row.always_loaded - row.budget.always_loaded}); pin fewer tools or raise always_loaded in the same change"
+            )
         for unit in ("tools", "bytes", "tokens"):
             now, limit = getattr(row, unit), getattr(row.budget, unit)
             if now > limit:
@@ -248,9 +265,12 @@ def _budgets(service: Service, budget: BudgetFile, report: CheckReport) -> None:
 
 def measure(views: Views, agent: Agent, budget: AgentBudget | None = None) -> AgentRow:
     """What `agent` is served by default (no elevation): tools, bytes and exact tokens."""
-    served = views.view(agent, None).served
+    view = views.view(agent, None)
+    served = view.served
     tokenizer = bundled_name(agent.tokenizer) or DEFAULT_TOKENIZER
-    return AgentRow(agent.name, tokenizer, len(served.names), served.bytes, count_exact(served.json, tokenizer), budget)
+    listed = count_exact(served.json, tokenizer)
+    loaded = count_exact(view.always_loaded.json, tokenizer) if agent.disclosure == "search" else listed
+    return AgentRow(agent.name, tokenizer, len(served.names), served.bytes, listed, budget, loaded, agent.disclosure)
 
 
 def render_budget_file(capabilities: int, domains: int, rows: list[AgentRow]) -> str:
@@ -266,11 +286,13 @@ def render_budget_file(capabilities: int, domains: int, rows: list[AgentRow]) ->
     ]
     for row in rows:
         lines += ["", f"[agents.{row.agent}]", f"tools = {row.tools}", f"bytes = {row.bytes}", f"tokens = {row.tokens}  # {row.tokenizer}"]
+        if row.disclosure == "search":
+            lines.append(f"always_loaded = {row.always_loaded}")
     return "\n".join(lines) + "\n"
 
 
 def render_check(report: CheckReport) -> str:
-    lines = [f"{'agent':<12}{'tokenizer':<13}{'tools':>13}{'bytes':>19}{'tokens':>17}"]
+    lines = [f"{'agent':<12}{'tokenizer':<13}{'tools':>13}{'bytes':>19}{'tokens':>17}{'always loaded':>17}"]
     for row in report.rows:
         b = row.budget
 
@@ -280,6 +302,7 @@ def render_check(report: CheckReport) -> str:
         lines.append(
             f"{row.agent:<12}{row.tokenizer:<13}{cell(row.tools, b and b.tools, 13)}"
             f"{cell(row.bytes, b and b.bytes, 19)}{cell(row.tokens, b and b.tokens, 17)}"
+            + (cell(row.always_loaded, (b and b.always_loaded) or ALWAYS_LOADED_LIMIT, 17) if row.disclosure == "search" else "all".rjust(17))
         )
     facts = report.facts
     lines.append(

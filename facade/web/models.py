@@ -200,10 +200,31 @@ class AppShare(Body):
     source: Source
 
 
+class AlwaysLoaded(Body):
+    tools: int
+    tokens: int
+    limit: int = Field(description="The most an agent that discloses by search may always load.")
+
+
+class Deferred(Body):
+    tools: int = Field(description="Listed, marked deferred: loaded when the model finds them.")
+    listed_tokens: int = Field(description="The whole listing, deferred tools included.")
+    source: Source
+
+
+class DisclosureShare(Body):
+    mode: Literal["all", "search"]
+    always_loaded: AlwaysLoaded | None = None
+    deferred: Deferred | None = None
+
+
 class AppsSegment(Segment):
     bytes: int
     era: str = Field(description="The protocol era whose wire form was counted.")
     domains: list[AppShare]
+    disclosure: DisclosureShare = Field(
+        description='"all": the segment is the whole listing; "search": its always-loaded part, the rest deferred.'
+    )
 
 
 class FreeSegment(Body):
