@@ -53,6 +53,26 @@ class TestErrors:
         with pytest.raises(AgentError, match="same token as 'a'"):
             load_agents(tmp_path, REGISTRY, environ={"T_A": "same", "T_B": "same"})
 
+    def test_disclosure(self, tmp_path: Path) -> None:
+        write(tmp_path, "a", 'name = "a"\ndisclosure = "search"\npinned = ["files.read", "files.read"]\n[apps]\nfiles = "core"\nskills = "default"\n')
+        agent = load_agents(tmp_path, REGISTRY, environ={})["a"]
+        assert (agent.disclosure, agent.pinned) == ("search", ("files.read",))
+
+    @pytest.mark.parametrize(
+        ("body", "error"),
+        [
+            ('disclosure = "lazy"\n[apps]\nskills = "default"\n', "disclosure: 'lazy' is not a disclosure; use \"all\" or \"search\""),
+            ('pinned = ["files.read"]\n[apps]\nfiles = "core"\n', 'kept loaded only with disclosure = "search"'),
+            ('disclosure = "search"\n[apps]\nfiles = "core"\n', 'add skills = "default" to \\[apps\\]'),
+            ('disclosure = "search"\npinned = ["files.teleport"]\n[apps]\nskills = "default"\n', "pinned tool 'files.teleport' is not in the catalogue"),
+            ('disclosure = "search"\npinned = ["mail.message_list"]\n[apps]\nskills = "default"\n', "belongs to mail, which is not in \\[apps\\]"),
+        ],
+    )
+    def test_bad_disclosure(self, tmp_path: Path, body: str, error: str) -> None:
+        write(tmp_path, "a", 'name = "a"\n' + body)
+        with pytest.raises(AgentError, match=error):
+            load_agents(tmp_path, REGISTRY, environ={})
+
     def test_oauth_clients(self, tmp_path: Path) -> None:
         write(tmp_path, "a", 'name = "a"\noauth_clients = ["desk", " cli "]\n')
         assert load_agents(tmp_path, REGISTRY, environ={})["a"].oauth_clients == ("desk", "cli")

@@ -49,6 +49,10 @@ tokenizer = "qwen3"
 # The variable holding its bearer token; while it is unset, the development token
 # facade-dev-{EXAMPLE} works on loopback only.
 token_env = "FACADE_TOKEN_{EXAMPLE.upper()}"
+# For a small model: start it with only the skills tools and the ones pinned here, and let it
+# find the rest with skills.tool_search (the README's "Progressive disclosure").
+# disclosure = "search"
+# pinned = ["projects.project_list"]
 
 # Each domain this agent may use: "default" (the domain's own mode), "core" or "full".
 # `facade catalogue` lists the domains; a domain not listed here is invisible to the agent.

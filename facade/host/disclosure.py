@@ -17,6 +17,7 @@ sees (the documented fallback).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -70,6 +71,17 @@ class Disclosure:
         self._wanted += new
         return new
 
+    def replay(self, messages: Iterable[dict[str, Any]]) -> list[str]:
+        """Want again what a resumed session had found: the tools its searches returned and the
+        ones it called, in the order they happened (offered() appends only deferred ones)."""
+        names: list[str] = []
+        for message in messages:
+            if message.get("role") == "assistant":
+                names += [c["name"] for c in message.get("tool_calls") or [] if isinstance(c.get("name"), str)]
+            elif message.get("role") == "tool" and message.get("name") == SEARCH_TOOL and not message.get("is_error"):
+                names += found(_json_head(str(message.get("content", ""))))
+        return self.want(names)
+
     def observe(self, spec: ToolSpec | None, arguments: dict[str, Any], data: Any, is_error: bool) -> list[str]:
         """Learn from one tool call what the model wants: what a search found, what it asked to
         have described, or the deferred tool it called by name. Returns the newly wanted."""
@@ -93,6 +105,14 @@ def found(data: Any, *, callable_only: bool = False) -> list[str]:
         for row in rows
         if isinstance(row, dict) and isinstance(row.get("name"), str) and (row.get("callable_now") or not callable_only)
     ]
+
+
+def _json_head(text: str) -> Any:
+    """The JSON a tool result starts with (the loop may append notes after a blank line)."""
+    try:
+        return json.JSONDecoder().raw_decode(text.lstrip())[0]
+    except ValueError:
+        return None
 
 
 def routing_query(text: str) -> str:

@@ -121,6 +121,7 @@ class AgentLoop:
         self.prompter = prompter
         self.config = config or LoopConfig()
         self.disclosure = Disclosure(enabled=self.config.defer, preload=self.config.preload_tools)
+        self.disclosure.replay(session.messages)  # a resumed session keeps the tools it found
         self.requester = Requester(
             provider,
             tools,

@@ -27,7 +27,8 @@ import pytest
 
 from facade.catalogue.disclosure import ALWAYS_LOADED_LIMIT
 from facade.host.compaction import CompactionConfig
-from facade.host.disclosure import SEARCH_TOOL
+from facade.host.disclosure import SEARCH_TOOL, Disclosure
+from facade.host.messages import ToolSpec
 from facade.host.loop import AgentLoop, LoopConfig, TurnResult
 from facade.host.permissions import PermissionPolicy
 from facade.host.runtime import HostOptions, start
@@ -300,3 +301,40 @@ def test_the_always_loaded_set_is_small() -> None:
     view = views.view(agents[AGENT], None)
     assert set(view.always_loaded.names) == ALWAYS
     assert count_exact(view.always_loaded.json, "o200k_base") <= ALWAYS_LOADED_LIMIT
+
+
+class TestTheHostsHalf:
+    """facade/host/disclosure.py on its own: what is offered, in what order."""
+
+    @staticmethod
+    def specs(*names: str, deferred: set[str]) -> list[ToolSpec]:
+        return [ToolSpec(n, deferred=n in deferred) for n in names]
+
+    def test_found_tools_are_appended_in_the_order_they_arrive(self) -> None:
+        disclosure = Disclosure()
+        listing = self.specs("skills.tool_search", "a.one", "b.two", deferred={"a.one", "b.two"})
+        assert [s.name for s in disclosure.offered(listing)] == ["skills.tool_search"]
+        # c.three needs an elevation: wanted first, it is listed (and appended) only later.
+        disclosure.want(["c.three", "b.two"])
+        assert [s.name for s in disclosure.offered(listing)] == ["skills.tool_search", "b.two"]
+        elevated = self.specs("skills.tool_search", "a.one", "b.two", "c.three", deferred={"a.one", "b.two", "c.three"})
+        assert [s.name for s in disclosure.offered(elevated)] == ["skills.tool_search", "b.two", "c.three"]
+
+    def test_a_listing_without_marks_is_offered_whole(self) -> None:
+        listing = self.specs("a.one", "b.two", deferred=set())
+        assert Disclosure().offered(listing) == listing
+        marked = self.specs("a.one", "b.two", deferred={"b.two"})
+        assert Disclosure(enabled=False).offered(marked) == marked  # the fallback: the full view
+
+    def test_a_resumed_session_keeps_what_it_found(self) -> None:
+        search = {"tools": [{"name": "b.two", "callable_now": True}]}
+        messages = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": SEARCH_TOOL, "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "1", "name": SEARCH_TOOL, "content": json.dumps(search) + "\n\nnote", "is_error": False},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "2", "name": "a.one", "arguments": {}}]},
+        ]
+        disclosure = Disclosure()
+        disclosure.replay(messages)
+        listing = self.specs(SEARCH_TOOL, "a.one", "b.two", deferred={"a.one", "b.two"})
+        assert [s.name for s in disclosure.offered(listing)] == [SEARCH_TOOL, "b.two", "a.one"]
