@@ -92,7 +92,7 @@ class FencedProvider:
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
         turn = await self.inner.complete(self.inner_request(request))
-        reading = read_reply(turn.text)
+        reading = read_reply(turn.text, [t.name for t in request.tools])
         return ModelTurn(
             text=reading.text,
             tool_calls=reading.calls,
