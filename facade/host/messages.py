@@ -30,6 +30,8 @@ class ToolSpec:
         input_schema: the announced JSON schema of its arguments (identity fields already absent).
         approval: 0 none, 1 the host must ask its user, 2 the server holds the call as a card.
         read_only: the tool announced `readOnlyHint`; the loop may repeat it safely.
+        destructive: the tool announced `destructiveHint: true` (it may delete or overwrite);
+            the default policy asks before it runs.
     """
 
     name: str
@@ -37,6 +39,7 @@ class ToolSpec:
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     approval: int = 0
     read_only: bool = False
+    destructive: bool = False
 
 
 @dataclass(frozen=True)
