@@ -168,6 +168,17 @@ class TestJsonAnswers:
         reading = read_reply(f'{FENCE}json\n{{"tool": "files.read", "args": {{"path": "a.txt", "limit": 007}}}}\n{FENCE}', TOOLS)
         assert not reading.calls and reading.problem is not None
 
+    @pytest.mark.anyio
+    async def test_the_model_familys_own_form_is_a_call_when_it_names_a_tool(self) -> None:
+        turn = await fenced('<tool_call>\n{"name": "files.read", "arguments": {"path": "notes/todo.txt"}}\n</tool_call>')
+        assert [(c.name, c.arguments) for c in turn.tool_calls] == [("files.read", {"path": "notes/todo.txt"})]
+
+    @pytest.mark.anyio
+    async def test_a_provider_style_name_is_mapped_back(self) -> None:
+        # Issue 19, item 10: a model that has seen native tool names writes `files-read`.
+        turn = await fenced(f'{FENCE}tool\n{{"tool": "files-read", "args": {{"path": "notes/todo.txt"}}}}\n{FENCE}')
+        assert [(c.name, c.arguments) for c in turn.tool_calls] == [("files.read", {"path": "notes/todo.txt"})]
+
     def test_a_tool_block_is_a_call_even_for_an_unknown_name(self) -> None:
         # The loop answers it with the real names ("There is no tool named …").
         reading = read_reply(f'{FENCE}tool\n{{"tool": "projects.project_destroy", "args": {{}}}}\n{FENCE}', TOOLS)

@@ -99,7 +99,7 @@ def read_reply(reply: str, tools: Collection[str] = ()) -> Reading:
     known = set(tools)
     calls: list[ToolCall] = []
     for block in blocks(reply):
-        if block.lang == "html" or (block.lang in ("", "bare") and block.body.lstrip().lower().startswith(("<!doctype html", "<html"))):
+        if block.lang == "html" or (block.lang == "" and block.body.lstrip().lower().startswith(("<!doctype html", "<html"))):
             if not _take_html(block.body, reading):
                 return reading
             reading.text = reading.text.replace(block.whole, f"[HTML app: {reading.artifacts[-1].title or 'untitled'}]", 1)
