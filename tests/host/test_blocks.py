@@ -94,7 +94,7 @@ BROKEN: list[tuple[str, str, dict[str, Any] | str]] = [
     ("a number with leading zeros", '{"tool": "projects.task_list", "args": {"project_id": 007}}', "mending it would drop «007»"),
     ("an apostrophe in a single-quoted string", "{'tool': 'files.write', 'args': {'path': 'a.txt', 'text': 'it's done'}}",
      "is not closed where it should be"),
-    ("a key and nothing else", '{"tool" "files.read" "args" {"path"}}', "I could not read your tool call"),
+    ("keys with no values", '{"tool" "files.read" "args" {"path"}}', "broken at character 8 (Expecting ':' delimiter)"),
 ]
 
 
@@ -139,6 +139,11 @@ class TestNothingCutShort:
         turn = await fenced(f"{FENCE}tool\n{block}\n{FENCE}")
         assert not turn.tool_calls
         assert turn.problem is not None and "cannot tell where" in turn.problem and turn.problem.endswith(FORM)
+
+    @pytest.mark.anyio
+    async def test_a_reply_cut_off_inside_a_string_is_refused_not_closed(self) -> None:
+        turn = await fenced(f'{FENCE}tool\n{{"tool": "files.write", "args": {{"path": "docs/long.md", "text": "Chapter one.\\nIt was a dark and')
+        assert not turn.tool_calls and turn.problem is not None and "it was cut off" in turn.problem
 
     def test_a_brace_missing_before_a_later_fence_is_refused(self) -> None:
         reading = read_reply(f'{FENCE}tool\n{{"tool": "files.write", "args": {{"path": "a.md", "text": "x"}}\n{FENCE}\nand\n{FENCE}bash\nls\n{FENCE}', TOOLS)

@@ -214,10 +214,15 @@ def _string_end(text: str, start: int) -> int | None:
 
 def _open_string_extent(text: str, quote: int) -> tuple[int, int, str | None]:
     """A string that never closes: the block ends at the first fence that begins a line after it
-    (a ``` inside an escaped string never does), and only if no fence follows that one."""
+    (a ``` inside an escaped string never does), and only if no fence follows that one. With no
+    fence after it the reply ended inside the string — cut off (a length stop), so whatever closed
+    it would be a guess at text the model never wrote."""
     line_fence = re.compile(r"^[ \t]*```", re.MULTILINE).search(text, quote + 1)
     if line_fence is None:
-        return len(text), len(text), None
+        return len(text), len(text), (
+            "your reply ends inside a string, before the block closed: it was cut off. "
+            "Send the call again, whole; if a text argument is long, write it in parts."
+        )
     fence = line_fence.end() - len(FENCE)
     problem = _unknown_end(text, line_fence.end())
     if problem is None and FENCE in text[quote + 1 : fence]:
