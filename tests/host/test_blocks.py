@@ -87,6 +87,8 @@ BROKEN: list[tuple[str, str, dict[str, Any] | str]] = [
     ("a missing closing quote", '{"tool":"files.read","args":{"path":"notes/todo.txt}}', {"path": "notes/todo.txt"}),
     ("an unquoted date", '{"tool": "projects.task_create", "args": {"project_id": 3, "title": "Call Bob", "due": 2026-12-01}}',
      {"project_id": 3, "title": "Call Bob", "due": "2026-12-01"}),
+    ("escapes beside unescaped quotes", '{"tool": "files.write", "args": {"path": "a.txt", "text": "caf\\u00e9 said "ok"\\nbye"}}',
+     {"path": "a.txt", "text": 'café said "ok"\nbye'}),
     ("an extra closing brace", '{"tool": "files.read", "args": {"path": "notes/todo.txt"}}}', {"path": "notes/todo.txt"}),
     ("a bare path", '{"tool": "files.read", "args": {"path": notes/todo.txt}}', {"path": "notes/todo.txt"}),
     ("a quote that closes a string early, with text after it", '{"tool": "files.write", "args": {"path": "a.txt", "text": "say "}" and go"}}',

@@ -163,7 +163,7 @@ def _first_bracket(text: str, start: int) -> int | None:
 def _json_extent(text: str, start: int, *, fenced: bool) -> tuple[int, int, str | None]:
     """(where the JSON value from `start` ends, where its block ends, a problem when that cannot
     be known). Strings are skipped whole, so a ``` inside one is text, not the closing fence. In a
-    fenced block, JSON-like text after the value closed (a quote, a bracket) stays in the body: the
+    fenced block, JSON-like text after the value closed (a `"`, a bracket) stays in the body: the
     value closed too early, on a quote the model left unescaped, and reading it alone would cut."""
     depth, index, n = 0, start, len(text)
     while index < n:
@@ -186,7 +186,7 @@ def _json_extent(text: str, start: int, *, fenced: bool) -> tuple[int, int, str 
                 found = text.find(FENCE, index + 1)
                 stop = n if found < 0 else found
                 rest = text[index + 1 : stop]
-                return (stop if any(c in rest for c in "\"'{}[]") else index + 1), (n if found < 0 else found + len(FENCE)), None
+                return (stop if any(c in rest for c in '"{}[]') else index + 1), (n if found < 0 else found + len(FENCE)), None
         index += 1
     return n, n, None
 
@@ -316,8 +316,7 @@ def _doubt(source: str, repaired: Any) -> str | None:
     a string it closed too late (`"notes/todo.txt}}` read as a path ending in `}}`)."""
     if repaired in ("", None) and source.strip():
         return "I could not make a JSON object of it."
-    written = _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", source)
-    written = _ESCAPE.sub(lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" and len(m.group(1)) == 5 else " " if m.group(1) in "nrtbf" else m.group(1), written)
+    written = _ESCAPE.sub(_unescape, _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", source))
     kept = " ".join(_scalars(repaired))
     if _characters(written) - _characters(kept):
         words = [w for w in dict.fromkeys(_WORD.findall(_LITERAL.sub(" ", written.lower()))) if w not in kept.lower()]
@@ -327,6 +326,14 @@ def _doubt(source: str, repaired: Any) -> str | None:
     if guessed:
         return f"the string «{guessed[0][:40]}» is not closed where it should be: close it with a \" before the brackets."
     return None
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """A JSON escape as the character it stands for (a control character as a space)."""
+    escaped = match.group(1)
+    if len(escaped) == 5:
+        return chr(int(escaped[1:], 16))
+    return " " if escaped in "nrtbf" else escaped
 
 
 def _characters(text: str) -> Counter[str]:
