@@ -17,8 +17,9 @@ tools = Toolset()
 
 
 # Job 2 keeps two runs and has two, so its example prunes nothing; retention of the others
-# is for their own examples (job 1's runs are restored and compared).
-@tools.capability("job_prune", destructive=True, idempotent=True, example={"job_id": 2})
+# is for their own examples (job 1's runs are restored and compared). Backups are the undo of
+# everything else: deleting them (prune, run_delete, job_delete) has the host ask first (approval 1).
+@tools.capability("job_prune", approval=1, destructive=True, idempotent=True, example={"job_id": 2})
 def job_prune(ctx: CallContext, args: inputs.JobPrune) -> Result:
     """Delete the runs and archives a job's retention count no longer keeps."""
     if args.job_id is not None:
@@ -46,7 +47,7 @@ def job_prune(ctx: CallContext, args: inputs.JobPrune) -> Result:
     return {"dry_run": args.dry_run, "jobs": report, "pruned": sum(len(j["pruned_run_ids"]) for j in report)}
 
 
-@tools.capability("run_delete", destructive=True, idempotent=True, example={"run_id": 3})
+@tools.capability("run_delete", approval=1, destructive=True, idempotent=True, example={"run_id": 3})
 def run_delete(ctx: CallContext, args: inputs.RunDelete) -> Result:
     """Delete a run with its archive and manifest."""
     run = RUN.fetch(ctx.db, args.run_id)
@@ -57,7 +58,7 @@ def run_delete(ctx: CallContext, args: inputs.RunDelete) -> Result:
     return {"deleted": {"run_id": args.run_id}, "removed_files": removed}
 
 
-@tools.capability("job_delete", destructive=True, idempotent=True, example={"job_id": 3})
+@tools.capability("job_delete", approval=1, destructive=True, idempotent=True, example={"job_id": 3})
 def job_delete(ctx: CallContext, args: inputs.JobDelete) -> Result:
     """Delete a backup job; one with archives needs delete_archives=true."""
     job = JOB.fetch(ctx.db, args.job_id)

@@ -56,7 +56,8 @@ def event_bulk_move(ctx: CallContext, args: inputs.EventBulkMove) -> Result:
     return {"moved_event_ids": moved, "from_calendar_id": source.id, "to_calendar_id": target.id, "left": left}
 
 
-@tools.capability("event_bulk_delete", destructive=True, example={"event_ids": [8, 10]})
+# Many events or whole series at once, for good: the host asks its user first (approval 1).
+@tools.capability("event_bulk_delete", approval=1, destructive=True, example={"event_ids": [8, 10]})
 def event_bulk_delete(ctx: CallContext, args: inputs.EventBulkDelete) -> Result:
     """Delete several events or whole series, reporting each one's result."""
 

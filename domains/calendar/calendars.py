@@ -52,7 +52,8 @@ records.add_update(
 )
 
 
-@tools.capability("calendar_delete", destructive=True, example={"calendar_id": 4, "force": True})
+# A calendar goes with every event in it (force=true), for good: the host asks first (approval 1).
+@tools.capability("calendar_delete", approval=1, destructive=True, example={"calendar_id": 4, "force": True})
 def calendar_delete(ctx: CallContext, args: inputs.CalendarDelete) -> dict[str, Any]:
     """Delete a calendar; one that still has events needs force=true."""
     calendar = CALENDAR.fetch(ctx.db, args.calendar_id)

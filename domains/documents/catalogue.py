@@ -103,7 +103,8 @@ records.add_update(
 )
 
 
-@tools.capability("document_delete", destructive=True, idempotent=True, example={"document_id": 10, "delete_file": True})
+# With delete_file the document's file is gone for good: the host asks its user first (approval 1).
+@tools.capability("document_delete", approval=1, destructive=True, idempotent=True, example={"document_id": 10, "delete_file": True})
 def document_delete(ctx: CallContext, args: inputs.DocumentDelete) -> dict[str, Any]:
     """Unregister a document, and delete its file when asked."""
     doc = DOCUMENT.fetch(ctx.db, args.document_id)

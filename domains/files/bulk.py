@@ -129,8 +129,9 @@ class BulkDeleteArgs(Input):
     dry_run: bool = Field(default=False, description="Report what would be deleted without deleting.")
 
 
+# Nothing restores the deleted files (no trash): the host asks its user first (approval 1).
 @tools.capability(
-    "bulk_delete", tier="full", destructive=True, example={"path": "scratch", "name": "*.part"}
+    "bulk_delete", tier="full", approval=1, destructive=True, example={"path": "scratch", "name": "*.part"}
 )
 def bulk_delete(ctx: CallContext, args: BulkDeleteArgs) -> dict[str, Any]:
     """Delete the files under a folder whose names match a glob; folders are kept."""

@@ -150,7 +150,8 @@ class DeleteArgs(Input):
     recursive: bool = Field(default=False, description="Required to delete a folder that is not empty.")
 
 
-@tools.capability("delete", tier="core", destructive=True, example={"path": "scratch/delete-me.txt"})
+# Nothing restores a deleted file or folder (no trash): the host asks its user first (approval 1).
+@tools.capability("delete", tier="core", approval=1, destructive=True, example={"path": "scratch/delete-me.txt"})
 def delete(ctx: CallContext, args: DeleteArgs) -> dict[str, Any]:
     """Delete a file or a folder."""
     real = resolve(args.path, follow=False)  # a link is deleted itself, never its target

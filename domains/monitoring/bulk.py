@@ -55,7 +55,8 @@ def alert_bulk_acknowledge(ctx: CallContext, args: inputs.AlertBulkAcknowledge) 
     return acknowledge(ctx.db, args.alert_ids, ctx.agent[:120], args.note)
 
 
-@tools.capability("result_purge", destructive=True, idempotent=True, example={"before": "2026-09-01T06:00:00Z"})
+# History purged for good: the host asks its user first (approval 1).
+@tools.capability("result_purge", approval=1, destructive=True, idempotent=True, example={"before": "2026-09-01T06:00:00Z"})
 def result_purge(ctx: CallContext, args: inputs.ResultPurge) -> dict[str, Any]:
     """Delete results recorded before a time; checks keep their current status."""
     conditions = [Result.checked_at < args.before]

@@ -140,7 +140,8 @@ def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any]
     return result
 
 
-@tools.capability("photo_delete", destructive=True, idempotent=True, example={"photo_id": 8, "delete_file": True})
+# With delete_file the photo's file is gone for good: the host asks its user first (approval 1).
+@tools.capability("photo_delete", approval=1, destructive=True, idempotent=True, example={"photo_id": 8, "delete_file": True})
 def photo_delete(ctx: CallContext, args: inputs.PhotoDelete) -> dict[str, Any]:
     """Remove a photo from the library, and delete its file when asked."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)

@@ -143,7 +143,8 @@ def task_bulk_assign(ctx: CallContext, args: inputs.TaskBulkAssign) -> dict[str,
     return assign(ctx.db, args.task_ids, args.person_id)
 
 
-@tools.capability("task_bulk_delete", tier="full", destructive=True, idempotent=True, example={"task_ids": [15]})
+# Many tasks at once, for good: the host asks its user first (approval 1).
+@tools.capability("task_bulk_delete", tier="full", approval=1, destructive=True, idempotent=True, example={"task_ids": [15]})
 def task_bulk_delete(ctx: CallContext, args: inputs.TaskBulkDelete) -> dict[str, Any]:
     """Delete several tasks, reporting each one's result."""
     return delete(ctx.db, args.task_ids)

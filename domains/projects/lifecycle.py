@@ -46,7 +46,8 @@ records.add_update(
 )
 
 
-@tools.capability("project_delete", tier="core", destructive=True, idempotent=True, example={"project_id": 5})
+# A project goes with all its tasks (force=true) and nothing restores it: the host asks first (approval 1).
+@tools.capability("project_delete", tier="core", approval=1, destructive=True, idempotent=True, example={"project_id": 5})
 def project_delete(ctx: CallContext, args: inputs.ProjectDelete) -> Result:
     """Delete a project; one that still has tasks needs force=true."""
     project = PROJECT.fetch(ctx.db, args.project_id)

@@ -32,6 +32,8 @@ class ToolSpec:
         read_only: the tool announced `readOnlyHint`; the loop may repeat it safely.
         deferred: the server marks it deferred (`_meta["facade/deferred"]`): a deferring host
             gives it to the model only once found (facade/host/disclosure.py).
+        destructive: the tool announced `destructiveHint: true` (it may delete or overwrite);
+            the default policy asks before it runs.
     """
 
     name: str
@@ -40,6 +42,7 @@ class ToolSpec:
     approval: int = 0
     read_only: bool = False
     deferred: bool = False
+    destructive: bool = False
 
 
 @dataclass(frozen=True)

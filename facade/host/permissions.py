@@ -5,8 +5,10 @@ decision), so `files.*=allow` with `files.delete=deny` means what it says whatev
 the rules were given in. Capabilities of approval 1 (`_meta["facade/approval"]`) are ones the
 host must ask its user about: they default to Prompt, and only a rule naming the tool exactly
 can allow them outright — a wildcard Allow written for a whole domain does not silently waive
-a confirmation the capability's author asked for. Prompt with nobody to ask is Deny, with a
-reason the model can pass on. A denial is a value (`Verdict`), never an exception: the loop
+a confirmation the capability's author asked for. A tool that announces `destructiveHint:
+true` (it may delete or overwrite) is asked about too when no rule names it — whatever the
+default, short of deny: a rule that matches it (`files.*=allow`, even `*=allow`) is the user's
+own word and is followed. Prompt with nobody to ask is Deny, with a reason the model can pass on. A denial is a value (`Verdict`), never an exception: the loop
 turns it into an error tool result.
 """
 
@@ -130,6 +132,8 @@ class PermissionPolicy:
         matching = [r for r in self.rules if r.matches(tool.name)]
         rule = max(matching, key=lambda r: (r.specificity, CAUTION[r.decision]), default=None)
         decision = rule.decision if rule else self.default
+        if rule is None and tool.destructive and decision is Decision.ALLOW:
+            decision = Decision.PROMPT
         if tool.approval == 1 and decision is Decision.ALLOW and not (rule and rule.exact):
             decision = Decision.PROMPT
         return decision, rule
@@ -141,8 +145,12 @@ class PermissionPolicy:
             return Verdict(True, decision, f"allowed by {source}")
         if decision is Decision.DENY:
             return Verdict(False, decision, f"{tool.name} is not allowed in this session ({source}). Do not call it again; do the task another way or tell the user it is blocked.")
-        upgraded = tool.approval == 1 and (rule is None or rule.decision is Decision.ALLOW)
-        why = "the capability asks for the user's confirmation" if upgraded else f"{source} asks the user first"
+        if tool.approval == 1 and (rule is None or rule.decision is Decision.ALLOW):
+            why = "the capability asks for the user's confirmation"
+        elif rule is None and tool.destructive and self.default is Decision.ALLOW:
+            why = "the tool says it may delete or overwrite data"
+        else:
+            why = f"{source} asks the user first"
         if prompter is None:
             return Verdict(
                 False,

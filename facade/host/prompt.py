@@ -5,7 +5,8 @@ from call to call, so a provider can cache them (Anthropic's `cache_control` goe
 OpenAI-compatible servers reuse the prefix on their own). After it, what changes with the folder,
 the turn or the agent's state, in this order:
 
-1. the environment (time, language, working folder: the context manager's live snapshot);
+1. the environment (time, language, working folder: the context manager's live snapshot), and
+   what the facade's paths are relative to — not that working folder, which is the host's;
 2. instruction files — `AGENTS.md`, `AGENTS.local.md`, `CLAUDE.md`, `CLAUDE.local.md` — found in
    every folder from the repository root down to the working folder, merged root-first so that
    the nearest (most specific) file is read last; each file is capped at 4,000 characters and all
@@ -31,6 +32,12 @@ MAX_FILE_CHARS = 4_000
 MAX_TOTAL_CHARS = 12_000
 MAX_MEMORY_CHARS = 4_000
 TRUNCATED = "[truncated]"
+# The working folder is where the host runs, and a model given only that builds facade paths from
+# it (`/tmp/e2e/files/todo.txt`, seen with Qwen2.5-Coder-0.5B, issue 19): say what they start from.
+FACADE_PATHS = (
+    "- Facade paths: the tools' paths are relative to each domain's own folder on the facade's server "
+    "(files.read takes `notes/todo.txt`), never to the working folder above, which is this host's."
+)
 
 
 @dataclass(frozen=True)
@@ -163,7 +170,7 @@ class SystemPromptBuilder:
     def build(self) -> SystemPrompt:
         static = "\n\n".join(s.strip() for s in self.static_sections if s and s.strip())
         files = load_instructions(self.cwd, max_file_chars=self.max_file_chars, max_total_chars=self.max_total_chars)
-        sections = ["# Environment\n" + "\n".join(f"- {k}: {v}" for k, v in self.env.items())]
+        sections = ["# Environment\n" + "\n".join([*(f"- {k}: {v}" for k, v in self.env.items()), FACADE_PATHS])]
         if files:
             sections.append(
                 "# Instructions from the repository (root first; later files are more specific and win)\n\n"

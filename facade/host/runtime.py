@@ -20,6 +20,7 @@ from facade.host.loop import HOST_INSTRUCTIONS, AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import Provider
 from facade.host.session import Session, check_segment
+from facade.host.skills import with_skills
 from facade.host.tools import endpoints, open_tools
 from facade.host.trajectory import Trajectory
 from facade.tokencount import bundled_name
@@ -159,7 +160,8 @@ async def start(agent: str, provider: Provider, options: HostOptions) -> AsyncIt
                 "watching_changes": tools.watching,
             },
         )
-        loop = AgentLoop(provider, tools, session, trajectory, policy=options.policy, prompter=options.prompter, config=config)
+        served, config = with_skills(tools, config)  # the user's skills beside the facade's tools
+        loop = AgentLoop(provider, served, session, trajectory, policy=options.policy, prompter=options.prompter, config=config)
         reason = "closed"
         try:
             yield loop

@@ -65,6 +65,9 @@ def spec_of(tool: types.Tool) -> ToolSpec:
         approval=int(meta.get(APPROVAL_META_KEY) or 0),
         read_only=bool(annotations and annotations.read_only_hint),
         deferred=meta.get(DEFERRED_META_KEY) is True,
+        # Only a hint given: a server that leaves it out of every write to save bytes (this
+        # facade does) would otherwise have every write asked about; approval 1 marks those.
+        destructive=bool(annotations and annotations.destructive_hint and not annotations.read_only_hint),
     )
 
 

@@ -12,4 +12,5 @@ VARIABLES = {
     "FACADE_HOST_SESSIONS": "where sessions and trajectories are kept (default .facade/sessions)",
     "FACADE_HOST_CONTEXT_WINDOW": "the model's window, else agent.toml's context_window",
     "FACADE_HOST_COMPACT_AT": "the share of the window a request may fill before compaction (0.8)",
+    "FACADE_HOST_SKILLS": "the folder of skills, one folder with a SKILL.md each (default .facade/skills)",
 }

@@ -208,7 +208,7 @@ class TestFenced:
 
     async def test_broken_then_sloppy_then_answer(self, host: Host) -> None:
         inner = ScriptedModel([
-            'I will list them.\n```tool\n{"tool" "projects.project_list"}\n```',
+            'I will list them.\n```tool\n{"tool" "projects.project_list" "args" {"limit"}}\n```',
             "```tool\n{'tool': 'projects.project_list', 'args': {'limit': 3,},",
             lambda r: f"There are {json.loads(r.messages[-1]['content'].split(chr(10), 1)[1])['total']} projects.",
         ])

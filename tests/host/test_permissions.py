@@ -1,5 +1,5 @@
-"""The permission policy: rules, globs, the default, approval-1 tools, and Prompt without a
-prompter."""
+"""The permission policy: rules, globs, the default, approval-1 and destructive tools, and Prompt
+without a prompter."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 
 from facade.host.messages import ToolSpec
 from facade.host.permissions import Decision, PermissionPolicy, PermissionRequest, Rule
+from facade.host.testing import ScriptedModel, call, say
+from tests.host.conftest import Host
 
 pytestmark = pytest.mark.anyio
 PLAIN = ToolSpec("files.file_delete")
@@ -81,3 +83,39 @@ class TestAuthorize:
             assert verdict.reason == "approved by the user" if answer else "declined" in verdict.reason
         assert [(r.tool, r.arguments, r.approval) for r in asked] == [("files.file_delete", args, 0)] * 2
         assert asked[0].reason == "the rule files.file_delete=prompt asks the user first"
+
+
+class TestDestructive:
+    """Issue 19, item 8: a tool that says it may delete or overwrite is asked about unless a rule
+    names it; the capabilities nothing can undo carry approval 1."""
+
+    async def test_the_destructive_hint_is_read_and_asked_about(self) -> None:
+        from mcp_types import Tool, ToolAnnotations
+
+        from facade.host.tools import spec_of
+
+        spec = spec_of(Tool(name="vault.secret_delete", input_schema={"type": "object"}, annotations=ToolAnnotations(destructive_hint=True)))
+        verdict = await PermissionPolicy().authorize(spec, {"name": "db"}, None)
+        assert not verdict.allowed and verdict.decision is Decision.PROMPT
+        assert "needs the user's approval (the tool says it may delete or overwrite data)" in verdict.reason
+        asked: list[PermissionRequest] = []
+        approved = await PermissionPolicy().authorize(spec, {"name": "db"}, lambda r: asked.append(r) is None)
+        assert approved.allowed and [r.reason for r in asked] == ["the tool says it may delete or overwrite data"]
+        both = Tool(name="vault.secret_get", input_schema={"type": "object"}, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=True))
+        assert not spec_of(both).destructive  # the hint means nothing on a read-only tool (MCP)
+
+    def test_a_rule_that_names_it_is_the_users_word(self) -> None:
+        spec = ToolSpec("files.move", destructive=True)
+        assert PermissionPolicy().decide(spec)[0] is Decision.PROMPT
+        assert PermissionPolicy([Rule("files.*", Decision.ALLOW)]).decide(spec)[0] is Decision.ALLOW
+        assert PermissionPolicy([Rule("*", Decision.ALLOW)]).decide(spec)[0] is Decision.ALLOW
+        assert PermissionPolicy([], Decision.DENY).decide(spec)[0] is Decision.DENY
+        assert PermissionPolicy().decide(ToolSpec("files.mkdir"))[0] is Decision.ALLOW
+
+    async def test_files_delete_is_not_run_unasked(self, host: Host) -> None:
+        model = ScriptedModel([call("files.delete", {"path": "scratch/delete-me.txt"}), call("files.read", {"path": "scratch/delete-me.txt"}), say("kept")])
+        async with host(model) as loop:
+            result = await loop.run("Delete scratch/delete-me.txt")
+        denied, read = result.executed
+        assert denied.denied and "needs the user's approval (the capability asks for the user's confirmation)" in denied.text
+        assert not read.is_error and "A file to practise deleting." in read.text  # still there

@@ -50,7 +50,15 @@ class TestBoundary:
 
     def test_environment_defaults_to_the_working_folder(self, tmp_path: Path) -> None:
         dynamic = SystemPromptBuilder([], cwd=tmp_path).build().dynamic
-        assert dynamic == f"# Environment\n- Working folder: {tmp_path.resolve()}"
+        assert dynamic.startswith(f"# Environment\n- Working folder: {tmp_path.resolve()}\n")
+
+    def test_the_environment_says_what_facade_paths_are_relative_to(self, tmp_path: Path) -> None:
+        # Issue 19, item 9: "Working folder: /tmp/e2e" alone made a real model ask files.read for
+        # /tmp/e2e/files/todo.txt.
+        dynamic = SystemPromptBuilder([], cwd=tmp_path, env={"Working folder": "/tmp/e2e"}).build().dynamic
+        lines = dynamic.splitlines()
+        assert lines[:2] == ["# Environment", "- Working folder: /tmp/e2e"]
+        assert "never to the working folder" in lines[2] and "files.read" in lines[2] and "notes/todo.txt" in lines[2]
 
     def test_static_part_does_not_change_with_the_moment(self, repo: Path) -> None:
         one = SystemPromptBuilder(["S"], cwd=repo, env={"Time": "09:41"}).build()

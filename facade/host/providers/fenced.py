@@ -5,7 +5,8 @@ prompt, the model answers with only a ```tool block, and its reply is parsed for
 It wraps any text provider — an OpenAI-compatible endpoint sent no `tools`, or the scripted model
 in tests — and translates both ways: tool results go back as user messages (these models' chat
 templates know only user and assistant, and several refuse two user turns in a row, so
-same-side messages merge), and the reply comes back as tool calls, a problem to fix, or apps.
+same-side messages merge), and the reply comes back as tool calls, a problem to fix, or apps —
+read knowing the tools offered, so that JSON naming none of them is an answer.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class FencedProvider:
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
         turn = await self.inner.complete(self.inner_request(request))
-        reading = read_reply(turn.text)
+        reading = read_reply(turn.text, [t.name for t in request.tools])
         return ModelTurn(
             text=reading.text,
             tool_calls=reading.calls,
