@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from facade.errors import DomainError, TimedOut
-from facade.kit import deadline
+from facade.kit import deadline, progress
 
 K = TypeVar("K")
 Result = dict[str, Any]
@@ -32,11 +32,13 @@ def each(
 
     The key is the item itself unless `key` derives it (a service's name from its definition).
     With `distinct`, an item given twice runs once; without, each occurrence runs and is
-    reported (a code listed twice is created once and refused once).
+    reported (a code listed twice is created once and refused once). A client that asked for
+    progress hears after each item how many of the total are done.
     """
     results: list[Result] = []
     stopped: TimedOut | None = None
-    for item in dict.fromkeys(items) if distinct else items:
+    todo = list(dict.fromkeys(items) if distinct else items)
+    for done, item in enumerate(todo, start=1):
         shown = item if key is None else key(item)
         if stopped is None:
             try:
@@ -51,5 +53,6 @@ def each(
             results.append({key_name: shown, "ok": True, **act(item)})
         except DomainError as exc:
             results.append({key_name: shown, "ok": False, "error": str(exc)})
+        progress.report(done, len(todo), f"{done} of {len(todo)} {key_name}s")
     succeeded = sum(1 for r in results if r["ok"])
     return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}
