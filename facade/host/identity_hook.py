@@ -15,7 +15,7 @@ from typing import Any
 import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import MessageHandlerFnT
+from mcp.client.session import ElicitationFnT, MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -64,6 +64,7 @@ async def connect(
     mode: str = "auto",
     bearer: str | None = None,
     message_handler: MessageHandlerFnT | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
 ) -> AsyncIterator[IdentifiedClient]:
     """Connect to a facade over streamable HTTP. `bearer` defaults to the hook's token (one agent
     per connection); a multi-agent runtime passes its own runtime token instead."""
@@ -73,5 +74,7 @@ async def connect(
     http: httpx2.AsyncClient = create_mcp_http_client(headers=headers)
     async with http:
         transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, message_handler=message_handler, cache=None) as client:  # type: ignore[arg-type]
+        async with Client(
+            transport, mode=mode, message_handler=message_handler, elicitation_callback=elicitation_callback, cache=None  # type: ignore[arg-type]
+        ) as client:
             yield IdentifiedClient(client, hook)

@@ -20,6 +20,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from facade.host.permissions import PermissionRequest
+from facade.host.tools import open_tools
 from tests.mcp.test_typescript import node_modules  # noqa: F401 - the TS SDK, installed once per machine
 from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
 from tests.test_elevation import api
@@ -217,6 +219,37 @@ class TestResources:
         assert json.loads(read.contents[0].text)["id"] == "42"
         assert done.completion.values == ["paris", "park", "party"]
         assert prompt.messages[0].content.text == "Prompt with arguments: arg1='a', arg2='b'"
+
+
+class TestHost:
+    """The reference host answers the server's questions: the confirmation of a call its policy
+    authorized, and a form through its Prompter (defaults offered as a yes/no question)."""
+
+    async def test_confirmation_of_its_own_call(self, server: ProtocolServer, era: str) -> None:
+        async with open_tools(server.url, agent="prober", token=PROBER, conversation_id=f"h-{uuid.uuid4().hex[:8]}", mode=era) as tools:
+            outcome = await tools.call("conformance.stamp", {"label": "from-the-host"})
+        assert not outcome.is_error, outcome.text
+        assert outcome.data["stamped"] == "from-the-host"
+
+    @pytest.mark.parametrize("says", [True, False, None], ids=["yes", "no", "nobody"])
+    async def test_form_through_the_prompter(self, server: ProtocolServer, era: str, says: bool | None) -> None:
+        asked: list[PermissionRequest] = []
+
+        def prompter(request: PermissionRequest) -> bool:
+            asked.append(request)
+            return bool(says)
+
+        chosen = prompter if says is not None else None
+        async with open_tools(
+            server.url, agent="prober", token=PROBER, conversation_id=f"h-{uuid.uuid4().hex[:8]}", mode=era, prompter=chosen
+        ) as tools:
+            outcome = await tools.call("test_elicitation_sep1034_defaults", {})
+        if says:
+            assert outcome.text.startswith("Elicitation completed: action=accept") and '"John Doe"' in outcome.text
+            assert asked[0].tool == "test_elicitation_sep1034_defaults" and asked[0].reason == "Please review your details"
+        else:
+            assert outcome.text.startswith("Elicitation completed: action=decline")
+            assert len(asked) == (1 if says is False else 0)
 
 
 class TestTypeScriptClient:
