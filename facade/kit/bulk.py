@@ -38,7 +38,7 @@ def each(
     results: list[Result] = []
     stopped: TimedOut | None = None
     todo = list(dict.fromkeys(items) if distinct else items)
-    for done, item in enumerate(todo, start=1):
+    for item in progress.counted(todo, f"{key_name}s"):
         shown = item if key is None else key(item)
         if stopped is None:
             try:
@@ -53,6 +53,5 @@ def each(
             results.append({key_name: shown, "ok": True, **act(item)})
         except DomainError as exc:
             results.append({key_name: shown, "ok": False, "error": str(exc)})
-        progress.report(done, len(todo), f"{done} of {len(todo)} {key_name}s")
     succeeded = sum(1 for r in results if r["ok"])
     return {"results": results, "succeeded": succeeded, "failed": len(results) - succeeded}

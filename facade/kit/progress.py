@@ -10,8 +10,11 @@ handed anything. With no reporter (no token, a card's run, a test) reporting doe
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from typing import TypeVar
+
+T = TypeVar("T")
 
 Reporter = Callable[[float, float | None, str | None], None]
 """`(done, total, message)`; must be safe to call from any thread and must not block."""
@@ -34,3 +37,11 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+def counted(items: Sequence[T], unit: str) -> Iterator[T]:
+    """Iterate `items`, reporting after each how many of them are done ("3 of 40 files")."""
+    total = len(items)
+    for done, item in enumerate(items, start=1):
+        yield item
+        report(done, total, f"{done} of {total} {unit}")

@@ -41,7 +41,7 @@ class ProtocolServer(ServerProcess):
         agent = self.workdir / "agents" / "prober"
         agent.mkdir(exist_ok=True)
         (agent / "agent.toml").write_text(
-            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\n'
+            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\nbackups = "full"\n'
         )
         return {**env, "FACADE_DOMAINS": FIXTURES}
 
@@ -98,6 +98,21 @@ class TestProgress:
             result = await client.call_tool("conformance.bulk_count", {"items": items}, progress_callback=on_progress)
         assert result.structured_content["succeeded"] == len(items)
         assert heard == [(i, len(items)) for i in range(1, len(items) + 1)]
+
+
+    async def test_backup_run_reports_each_file(self, server: ProtocolServer, era: str) -> None:
+        """A real domain's long capability: a backup run reports each file it packs."""
+        heard: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            heard.append((progress, total, message))
+
+        async with mcp_client(server.url, PROBER, mode=era) as client:
+            result = await client.call_tool("backups.job_run", {"job_id": 1}, progress_callback=on_progress)
+        assert not result.is_error, text_of(result)
+        files = result.structured_content["run"]["file_count"]
+        assert files >= 1 and [p for p, _, _ in heard] == list(range(1, files + 1))
+        assert heard[-1] == (files, files, f"{files} of {files} files packed")
 
 
 class TestElicitation:
