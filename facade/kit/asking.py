@@ -66,9 +66,11 @@ class InputNeeded(Exception):
     """2026-07-28: the call goes back to the client for an answer to `question`; the call layer
     turns this into the call's input request (it is no failure, and nothing has run past it)."""
 
-    def __init__(self, question: Question) -> None:
+    def __init__(self, question: Question, state: str | None = None) -> None:
         super().__init__(f"the call needs the user's answer to: {question.message}")
         self.question = question
+        self.state = state
+        """What the transport carries to the next round (the answers so far), opaque here."""
 
 
 class Asker(Protocol):

@@ -6,13 +6,19 @@ call's questions go to (facade/kit/asking.py).
   is an `InputRequiredResult` carrying it, keyed by the question's digest. The client asks its
   user and sends the same call again with `inputResponses`; the handler runs again and, asking
   the same question, gets the answer. An answer counts only for the exact question it was
-  given for, so a changed argument (which changes the summary) asks again.
+  given for, so a changed argument (which changes the summary) asks again. The answers of
+  earlier rounds ride `requestState`, so a call that asks twice (an approval-1 confirmation,
+  then the capability's own question) has both on its third round. The state holds nothing
+  the client could not have sent as an answer itself, so it needs no seal.
 
 A client that declared no elicitation capability is never asked: `CannotAsk`.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +32,7 @@ ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability()
 NO_ELICITATION = (
     "this client cannot ask its user: it declared no elicitation capability; nothing was asked"
 )
+MAX_STATE_CHARS = 16_384  # a call asks a handful of questions; a larger state is not ours
 
 
 def _answer(result: types.ElicitResult) -> Answer:
@@ -48,36 +55,66 @@ class SessionAsker:
 
 
 class RoundTripAsker:
-    """2026-07-28: answers from the call's `inputResponses`; an unanswered question ends the round."""
+    """2026-07-28: answers from the call's `inputResponses` and the earlier rounds' (in
+    `requestState`); an unanswered question ends the round."""
 
-    def __init__(self, ctx: ServerRequestContext[Any], responses: Mapping[str, Any] | None) -> None:
+    def __init__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> None:
         self.ctx = ctx
-        self.responses = dict(responses or {})
+        self.answers: dict[str, Answer] = decode_state(params.request_state)
+        for key, given in (params.input_responses or {}).items():
+            answer = _parsed(given)
+            if answer is not None:
+                self.answers[key] = answer
 
     async def ask(self, question: Question) -> Answer:
         if not self.ctx.session.check_client_capability(ELICITATION):
             raise CannotAsk(NO_ELICITATION)
-        given = self.responses.get(question.key)
-        if isinstance(given, types.ElicitResult):
-            return _answer(given)
-        if given is not None:  # the SDK parsed it as another kind of response: read it as one
-            try:
-                return _answer(types.ElicitResult.model_validate(given, from_attributes=True))
-            except ValueError:
-                pass
-        raise InputNeeded(question)
+        answer = self.answers.get(question.key)
+        if answer is None:
+            raise InputNeeded(question, encode_state(self.answers))
+        return answer
+
+
+def _parsed(given: Any) -> Answer | None:
+    if isinstance(given, types.ElicitResult):
+        return _answer(given)
+    try:  # the SDK parsed it as another kind of response, or it came from the state: read it as one
+        return _answer(types.ElicitResult.model_validate(given, from_attributes=True))
+    except ValueError:
+        return None
+
+
+def encode_state(answers: Mapping[str, Answer]) -> str | None:
+    if not answers:
+        return None
+    plain = {key: {"action": a.action, "content": a.data} for key, a in answers.items()}
+    return base64.urlsafe_b64encode(json.dumps(plain, separators=(",", ":")).encode()).decode("ascii")
+
+
+def decode_state(state: str | None) -> dict[str, Answer]:
+    """The earlier rounds' answers; a state that is not one of ours counts as none."""
+    if not state or len(state) > MAX_STATE_CHARS:
+        return {}
+    try:
+        plain = json.loads(base64.urlsafe_b64decode(state.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError):
+        return {}
+    if not isinstance(plain, dict):
+        return {}
+    found = {key: _parsed(value) for key, value in plain.items() if isinstance(key, str)}
+    return {key: answer for key, answer in found.items() if answer is not None}
 
 
 def asker_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> SessionAsker | RoundTripAsker:
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return RoundTripAsker(ctx, params.input_responses)
+        return RoundTripAsker(ctx, params)
     return SessionAsker(ctx)
 
 
-def input_required(question: Question) -> types.InputRequiredResult:
-    """The round's result: the question, for the client to put to its user and send back."""
+def input_required(question: Question, state: str | None) -> types.InputRequiredResult:
+    """The round's result: the question, for the client to put to its user and send back, and
+    the answers so far."""
     request = types.ElicitRequest(
         params=types.ElicitRequestFormParams(message=question.message, requested_schema=dict(question.schema))
     )
-    # requestState names the question too; the digest key alone already binds the answer to it.
-    return types.InputRequiredResult(input_requests={question.key: request}, request_state=question.key)
+    return types.InputRequiredResult(input_requests={question.key: request}, request_state=state)

@@ -185,7 +185,7 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
                 )
         remember(ctx, session_id, outcome.agent, outcome.conversation)
         if outcome.question is not None:
-            return input_required(outcome.question)
+            return input_required(outcome.question, outcome.state)
         return to_result(outcome)
 
     def whose(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None]:

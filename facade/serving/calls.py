@@ -163,7 +163,7 @@ class Calls:
             try:
                 refusal = await self.consent.refusal(capability, args, agent.name, conversation)
             except InputNeeded as exc:
-                return Outcome("input_required", question=exc.question, **who)
+                return Outcome("input_required", question=exc.question, state=exc.state, **who)
             if refusal is not None:
                 return Outcome("refused", error=refusal, **who)
         return await self._execute(capability, args, agent, conversation)
@@ -259,7 +259,7 @@ class Calls:
                         data, blocks = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
                 return Outcome("ok", data=data, blocks=blocks, **who)
             except InputNeeded as exc:  # 2026-07-28: the handler asked its user; the answer comes next round
-                return Outcome("input_required", question=exc.question, **who)
+                return Outcome("input_required", question=exc.question, state=exc.state, **who)
             except (IntegrityError, StaleDataError) as exc:
                 if retries == 0:
                     return failed(capability, exc, who)

@@ -42,6 +42,7 @@ class Outcome:
     conversation: str | None = None
     blocks: tuple[Block, ...] = ()
     question: Question | None = None
+    state: str | None = None
 
     @property
     def ok(self) -> bool:

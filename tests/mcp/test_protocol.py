@@ -127,6 +127,22 @@ class TestElicitation:
         assert asked.questions[0].requested_schema["required"] == ["username", "email"]
         assert text_of(result) == 'User response: action=accept, content={"username": "ada", "email": "ada@example.org"}'
 
+    async def test_three_questions_in_one_call(self, server: ProtocolServer, era: str) -> None:
+        """The server's confirmation, then the handler's two questions: each asked once, and on
+        2026-07-28 the earlier answers ride along, so the last round has them all."""
+        asked: list[str] = []
+
+        async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            asked.append(params.message)
+            fields = list(params.requested_schema.get("properties", {}))
+            return types.ElicitResult(action="accept", content={f: f"{f}!" for f in fields})
+
+        async with mcp_client(server.url, PROBER, mode=era, elicitation_callback=answer) as client:
+            result = await client.call_tool("conformance.survey", {})
+        assert not result.is_error, text_of(result)
+        assert len(asked) == 3 and "conformance.survey" in asked[0] and asked[1:] == ["First question", "Second question"]
+        assert result.structured_content == {"first": {"a": "a!"}, "second": {"b": "b!"}, "actions": ["accept", "accept"]}
+
     async def test_client_that_cannot_ask(self, server: ProtocolServer, era: str) -> None:
         async with mcp_client(server.url, PROBER, mode=era) as client:
             result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
