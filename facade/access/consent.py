@@ -51,13 +51,12 @@ class Consent:
         the answer must come in a later round (2026-07-28)."""
         try:
             answer = await asking.ask_async(summary(capability, args, agent), CONFIRM_SCHEMA)
-        except asking.CannotAsk:
-            await self._record(capability, agent, conversation, "unasked", "the client declared no elicitation capability")
+        except asking.CannotAsk as exc:
+            await self._record(capability, agent, conversation, "unasked", str(exc))
             return (
                 f"{capability.tool_name} needs its user's approval first (approval level 1), which the server asks "
-                "through MCP elicitation, and this client cannot ask its user (it declared no elicitation "
-                "capability); nothing ran. Use a client that supports elicitation, or ask the user another way "
-                "and have a client that can ask them make the call."
+                f"through MCP elicitation, and {exc}; nothing ran. It needs a client that supports elicitation: "
+                "tell the user so rather than retrying."
             )
         await self._record(capability, agent, conversation, "confirmed" if answer.accepted else answer.action + "d", "")
         if answer.accepted:

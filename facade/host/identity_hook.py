@@ -16,6 +16,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ElicitationFnT, MessageHandlerFnT
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -52,8 +53,10 @@ class IdentifiedClient:
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> types.CallToolResult:
-        return await self.client.call_tool(name, self.hook.inject(arguments))
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, progress_callback: ProgressFnT | None = None
+    ) -> types.CallToolResult:
+        return await self.client.call_tool(name, self.hook.inject(arguments), progress_callback=progress_callback)
 
 
 @contextlib.asynccontextmanager

@@ -110,7 +110,7 @@ async def ask_async(message: str, schema: type[BaseModel] | Mapping[str, Any]) -
     """Ask the user (from an async handler). A model as `schema` validates an accepted answer."""
     asker = _current.get()
     if asker is None:
-        raise CannotAsk("this call has no client to ask its user through; nothing was asked")
+        raise CannotAsk("this call has no client to ask its user through")
     answer = await asker.ask(Question(message, schema_of(schema)))
     if answer.accepted and isinstance(schema, type):
         try:

@@ -30,7 +30,7 @@ from facade.kit.asking import Answer, CannotAsk, InputNeeded, Question
 
 ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 NO_ELICITATION = (
-    "this client cannot ask its user: it declared no elicitation capability; nothing was asked"
+    "this client cannot ask its user: it declared no elicitation capability"
 )
 MAX_STATE_CHARS = 16_384  # a call asks a handful of questions; a larger state is not ours
 
@@ -48,9 +48,12 @@ class SessionAsker:
     async def ask(self, question: Question) -> Answer:
         if not self.ctx.session.check_client_capability(ELICITATION):
             raise CannotAsk(NO_ELICITATION)
-        result = await self.ctx.session.elicit_form(
-            question.message, dict(question.schema), related_request_id=self.ctx.request_id
-        )
+        try:
+            result = await self.ctx.session.elicit_form(
+                question.message, dict(question.schema), related_request_id=self.ctx.request_id
+            )
+        except Exception as exc:  # an error answer, or no way back to the client on this request
+            raise CannotAsk(f"this client cannot ask its user ({exc})") from None
         return _answer(result)
 
 

@@ -22,6 +22,9 @@ import pytest
 
 from facade.host.permissions import PermissionRequest
 from facade.host.tools import open_tools
+from mcp import Client
+
+from tests.mcp.test_stdio import facade_command
 from tests.mcp.test_typescript import node_modules  # noqa: F401 - the TS SDK, installed once per machine
 from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
 from tests.test_elevation import api
@@ -41,7 +44,7 @@ class ProtocolServer(ServerProcess):
         agent = self.workdir / "agents" / "prober"
         agent.mkdir(exist_ok=True)
         (agent / "agent.toml").write_text(
-            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\nbackups = "full"\n'
+            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\nbackups = "full"\nphotos = "full"\n'
         )
         return {**env, "FACADE_DOMAINS": FIXTURES}
 
@@ -211,6 +214,14 @@ class TestContent:
         assert isinstance(resource, types.EmbeddedResource)
         assert json.loads(resource.resource.text) == {"test": "data", "value": 123}
 
+    async def test_photo_thumbnail_is_an_image(self, server: ProtocolServer, era: str) -> None:
+        async with mcp_client(server.url, PROBER, mode=era) as client:
+            result = await client.call_tool("photos.thumbnail_get", {"photo_id": 1, "size": 128, "include_data": True})
+        (image,) = result.content
+        assert isinstance(image, types.ImageContent) and image.mime_type == "image/jpeg"
+        assert base64.b64decode(image.data)[:3] == b"\xff\xd8\xff"  # a JPEG
+        assert result.structured_content["photo_id"] == 1 and "data_base64" not in result.structured_content
+
     async def test_audio(self, server: ProtocolServer, era: str) -> None:
         async with mcp_client(server.url, PROBER, mode=era) as client:
             (audio,) = (await client.call_tool("test_audio_content", {})).content
@@ -281,6 +292,31 @@ class TestHost:
         else:
             assert outcome.text.startswith("Elicitation completed: action=decline")
             assert len(asked) == (1 if says is False else 0)
+
+
+class TestBridge:
+    """`facade bridge` passes a call's progress and the facade's questions down to its client."""
+
+    async def test_progress_and_confirmation_through_the_bridge(self, server: ProtocolServer, tmp_path: Path) -> None:
+        env = {"FACADE_URL": server.url, "FACADE_TOKEN": PROBER, "FACADE_CONVERSATION_ID": f"bridge-{uuid.uuid4().hex[:6]}"}
+        heard: list[float] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            heard.append(progress)
+
+        asked = Asked("accept")
+        async with Client(facade_command(tmp_path, "bridge", env=env), mode="legacy", elicitation_callback=asked) as client:
+            stamped = await client.call_tool("conformance.stamp", {"label": "via-bridge"})
+            timed = await client.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
+        assert not stamped.is_error, text_of(stamped)
+        assert stamped.structured_content["stamped"] == "via-bridge" and "conformance.stamp" in asked.questions[0].message
+        assert not timed.is_error and heard == [0, 50, 100]
+
+    async def test_client_that_cannot_ask_through_the_bridge(self, server: ProtocolServer, tmp_path: Path) -> None:
+        env = {"FACADE_URL": server.url, "FACADE_TOKEN": PROBER, "FACADE_CONVERSATION_ID": f"bridge-{uuid.uuid4().hex[:6]}"}
+        async with Client(facade_command(tmp_path, "bridge", env=env), mode="legacy") as client:
+            refused = await client.call_tool("conformance.stamp", {"label": "never"})
+        assert refused.is_error and "cannot ask its user" in text_of(refused) and "nothing ran" in text_of(refused)
 
 
 class TestTypeScriptClient:
