@@ -23,16 +23,13 @@ from facade.kit.capability import CallContext
 from facade.kit.prompts import Prompt
 from facade.kit.resources import Resource
 from facade.mcp.content import resource_contents, to_block
+from facade.mcp.fanout import Fanout, tools_md_uri
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
 from facade.serving.service import Service
 
 # Whose request it is: (agent, or None for a runtime; conversation); the server's own resolution.
 Whose = Callable[[ServerRequestContext[Any]], tuple[str | None, str | None]]
 MAX_COMPLETIONS = 100  # the spec's most values per completion result
-
-
-def tools_md_uri(agent: str) -> str:
-    return f"facade://agents/{agent}/{TOOLS_FILE}"
 
 
 class Offered:
@@ -67,8 +64,9 @@ class Offered:
         raise MCPError(types.INVALID_PARAMS, f"unknown prompt {name!r}; prompts/list names the prompts you may get")
 
 
-def install(server: Server[Any], service: Service, whose: Whose) -> None:
-    """Serve resources, resource templates, subscriptions, prompts and completions on `server`."""
+def install(server: Server[Any], service: Service, whose: Whose, fanout: Fanout) -> None:
+    """Serve resources, resource templates, subscriptions, prompts and completions on `server`;
+    `fanout` keeps the handshake-era subscriptions (TOOLS.md changes with an elevation)."""
     offered = Offered(service)
 
     async def list_resources(ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
@@ -116,15 +114,21 @@ def install(server: Server[Any], service: Service, whose: Whose) -> None:
                 ctx.opened_db.close()
 
     async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
-        # Nothing a domain offers changes while the server runs, so a subscription never fires;
-        # it is accepted for a resource the caller may read and refused for any other.
+        # Accepted for a resource the caller may read, refused for any other. Of those, only an
+        # agent's TOOLS.md changes while the server runs (with an elevation): facade/mcp/fanout.py.
         agent, _ = whose(ctx)
         uri = str(params.uri)
         if agent is None or uri != tools_md_uri(agent):
             offered.resource(agent, uri)
+        session_id = ctx.session._connection.session_id  # noqa: SLF001 - SDK exposes no accessor
+        if session_id is not None:
+            fanout.subscribe(session_id, uri)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        session_id = ctx.session._connection.session_id  # noqa: SLF001 - SDK exposes no accessor
+        if session_id is not None:
+            fanout.unsubscribe(session_id, str(params.uri))
         return types.EmptyResult()
 
     async def list_prompts(ctx: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:

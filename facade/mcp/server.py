@@ -207,7 +207,7 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         on_subscriptions_listen=listen,
         get_tool_input_schema=input_schema,
     )
-    resources.install(server, service, whose)
+    resources.install(server, service, whose, fanout)
     # Innermost, inside the SDK's own middleware; the log context wraps the listing's line.
     server.middleware += [LogContext(), ServeListing(service.metrics)]
     return server

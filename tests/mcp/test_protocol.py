@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 
@@ -44,7 +45,7 @@ class ProtocolServer(ServerProcess):
         agent = self.workdir / "agents" / "prober"
         agent.mkdir(exist_ok=True)
         (agent / "agent.toml").write_text(
-            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\nbackups = "full"\nphotos = "full"\n'
+            'name = "prober"\ndescription = "Probes the protocol."\n\n[apps]\nconformance = "full"\nfiles = "core"\nbackups = "full"\nphotos = "full"\nskills = "default"\n'
         )
         return {**env, "FACADE_DOMAINS": FIXTURES}
 
@@ -239,6 +240,41 @@ class TestResources:
         assert not [u for u in uris if u.startswith("facade://agents/") and "/prober/" not in u]
         served = api(server, "GET", "/api/agents/prober/tools-md").text
         assert read.contents[0].text == served and "conformance" in served
+
+    async def test_tools_md_updated_by_an_elevation(self, server: ProtocolServer, era: str) -> None:
+        """A client watching its TOOLS.md hears `resources/updated` when an approved elevation
+        rewrites it: subscribed (2025-11-25) or listening for it (2026-07-28)."""
+        uri = "facade://agents/prober/TOOLS.md"
+        conversation = f"md-{era}-{uuid.uuid4().hex[:6]}"
+        updated = anyio.Event()
+
+        async def handler(message: Any) -> None:
+            if isinstance(message, types.ResourceUpdatedNotification) and str(message.params.uri) == uri:
+                updated.set()
+
+        async def elevate(client: Client) -> None:
+            held = await client.call_tool("skills.elevate", {"domain": "files", "reason": "watch TOOLS.md change"})
+            assert not held.is_error, text_of(held)
+            assert api(server, "POST", f"/api/cards/{held.structured_content['card_id']}/approve").status_code == 200
+
+        headers = {"X-Conversation-Id": conversation}
+        async with mcp_client(server.url, PROBER, mode=era, headers=headers, message_handler=handler) as client:
+            before = (await client.read_resource(uri)).contents[0].text
+            if era == "legacy":
+                await client.subscribe_resource(uri)
+                await elevate(client)
+                with anyio.fail_after(30):
+                    await updated.wait()
+            else:
+                async with client.listen(resource_subscriptions=[uri]) as listening:
+                    await elevate(client)
+                    with anyio.fail_after(30):
+                        async for event in listening:
+                            if getattr(event, "uri", None) == uri:
+                                break
+            after = (await client.read_resource(uri)).contents[0].text
+        assert before != after and "files" in after
+        api(server, "DELETE", f"/api/conversations/{conversation}")
 
     async def test_other_agents_see_neither(self, server: ProtocolServer, era: str) -> None:
         async with mcp_client(server.url, DEV["atlas"], mode=era) as client:
