@@ -7,7 +7,9 @@
 # `facade serve` on a free loopback port with the demo data in a temporary folder, and runs the
 # suite with tests/mcp/conformance-expected-failures.yml. The suite cannot send a header, so the
 # server runs with an anonymous agent (loopback only) that sees every domain in full mode: the
-# tools-list checks then cover the whole catalogue.
+# tools-list checks then cover the whole catalogue. The suite's own fixtures (its test_* tools,
+# test:// resources, test_* prompts and completions) come from a third-party domain written with
+# the public kit, tests/fixtures/conformance_domain.py, loaded through FACADE_DOMAINS.
 #
 # Exit codes: 0 every failure is in the baseline; 1 an unexpected failure, or a baseline entry
 # that now passes (the suite's own rule); 2 the server did not start; 3 Node/npm or the suite
@@ -46,6 +48,7 @@ node_version="$(node --version)"
 case "$node_version" in "v$node_major".*) ;; *) unavailable "the cached node is $node_version, not $node_major.x; delete $cache" ;; esac
 
 [ -x "$python" ] || bash "$repo/scripts/bootstrap.sh" test
+export FACADE_DOMAINS="tests.fixtures.conformance_domain${FACADE_DOMAINS:+,$FACADE_DOMAINS}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/facade-conformance.XXXXXX")"
 server_pid=""
 cleanup() {
@@ -67,12 +70,14 @@ trap 'exit 130' INT TERM
 # The anonymous agent: every domain in full mode, so the suite lists the whole catalogue.
 mkdir -p "$work/agents/conformance"
 PYTHONPATH="$repo" "$python" - "$work/agents/conformance/agent.toml" <<'PY'
+import os
 import sys
 from pathlib import Path
 
 from facade.catalogue.discovery import discover
 
-apps = "\n".join(f'{domain} = "full"' for domain in sorted(discover().domains))
+extra = [m for m in os.environ.get("FACADE_DOMAINS", "").split(",") if m]
+apps = "\n".join(f'{domain} = "full"' for domain in sorted(discover(extra).domains))
 Path(sys.argv[1]).write_text(
     'name = "conformance"\ndescription = "The official conformance suite: sees every tool."\n\n[apps]\n' + apps + "\n"
 )

@@ -104,6 +104,7 @@ async def mcp_client(
     mode: str = "auto",
     headers: dict[str, str] | None = None,
     message_handler=None,  # type: ignore[no-untyped-def]
+    elicitation_callback=None,  # type: ignore[no-untyped-def]
 ) -> AsyncIterator[Client]:
     """The official SDK client over real HTTP, with a bearer token when given."""
     all_headers = dict(headers or {})
@@ -112,7 +113,11 @@ async def mcp_client(
     http = create_mcp_http_client(headers=all_headers)
     async with http:
         async with Client(
-            streamable_http_client(url, http_client=http), mode=mode, cache=None, message_handler=message_handler
+            streamable_http_client(url, http_client=http),
+            mode=mode,
+            cache=None,
+            message_handler=message_handler,
+            elicitation_callback=elicitation_callback,
         ) as client:
             yield client
 

@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "access": {"kit", "catalogue"} | LEAVES,
     "reports": {"kit", "catalogue", "access", "serving"} | LEAVES,
     "serving": {"kit", "catalogue", "access"} | LEAVES,
-    "mcp": {"kit", "catalogue", "access", "serving"} | LEAVES,
+    "mcp": {"kit", "catalogue", "access", "serving", "reports"} | LEAVES,  # reports: the TOOLS.md resource
     "web": {"kit", "catalogue", "access", "serving", "reports", "mcp"} | LEAVES,
     "cli": {"kit", "catalogue", "access", "serving", "reports", "mcp", "web", "host"} | LEAVES,
     "host": {"tokencount", "retrieval"},

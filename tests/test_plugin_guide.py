@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
+import mcp_types as types
 import pytest
 
 import facade.catalogue.discovery as discovery
@@ -140,12 +141,19 @@ class TestServed:
         server = ServerProcess(tmp_path, env=plugin_env(plugin)).start()
         try:
             headers = {"X-Conversation-Id": "guide-1"}
-            async with mcp_client(server.url, "facade-dev-glossarist", headers=headers) as client:
+            asked: list[str] = []
+
+            async def user_accepts(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+                asked.append(params.message)
+                return types.ElicitResult(action="accept", content={})
+
+            async with mcp_client(server.url, "facade-dev-glossarist", headers=headers, elicitation_callback=user_accepts) as client:
                 tools = {t.name: t for t in (await client.list_tools()).tools}
                 assert "glossary.term_define" in tools and "glossary.term_export" not in tools
-                assert tools["glossary.term_define"].meta == {"facade/approval": 1}  # the host asks first
+                assert tools["glossary.term_define"].meta == {"facade/approval": 1}  # the user is asked first
                 defined = await client.call_tool("glossary.term_define", {"term": "plugin", "definition": "A domain from elsewhere."})
                 assert not defined.is_error, text_of(defined)
+                assert len(asked) == 1 and "glossary.term_define" in asked[0]  # by the server, through elicitation
                 held = await client.call_tool("skills.elevate", {"domain": "glossary", "reason": "export the glossary"})
                 assert not held.is_error, text_of(held)
                 approve = f"{server.base}/api/cards/{held.structured_content['card_id']}/approve"

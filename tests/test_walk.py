@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import mcp_types as types
 import pytest
 
 from facade.catalogue.discovery import discover
@@ -85,12 +86,17 @@ class TestWalk:
         assert failures == [], f"in the order of shuffle seed {SHUFFLE}:\n" + "\n".join(failures)
 
 
+async def user_accepts(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user behind the walk's client: says yes to every approval-1 question."""
+    return types.ElicitResult(action="accept", content={})
+
+
 async def walk(server: ServerProcess, order: list[Capability]) -> list[str]:
     """Call every capability in `order` with its example; returns what failed."""
     failures: list[str] = []
     async with (
-        mcp_client(server.url, DEV["walker"], mode="legacy", headers=WALK) as legacy,
-        mcp_client(server.url, DEV["walker"], mode="auto", headers=WALK) as modern,
+        mcp_client(server.url, DEV["walker"], mode="legacy", headers=WALK, elicitation_callback=user_accepts) as legacy,
+        mcp_client(server.url, DEV["walker"], mode="auto", headers=WALK, elicitation_callback=user_accepts) as modern,
         mcp_client(server.url, DEV["walker"], mode="auto", headers=ASKING) as asking,
     ):
         everything = {c.name for c in REGISTRY}

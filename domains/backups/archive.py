@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from facade.kit import progress
+
 CHUNK = 1_048_576
 SUFFIX = ".tar.gz"
 MANIFEST_SUFFIX = ".manifest.json"
@@ -81,7 +83,7 @@ def write(target: Path, entries: Iterable[Entry], stamp: datetime) -> list[Packe
             # A fixed gzip timestamp and owner-less members make the bytes depend on content only.
             with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=int(stamp.timestamp())) as gz:
                 with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                    for entry in entries:
+                    for entry in progress.counted(list(entries), "files packed"):
                         info = tarfile.TarInfo(entry.path)
                         info.size = entry.size
                         info.mtime = int(entry.modified.timestamp())

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound, Toolset
+from facade.kit import CallContext, Conflict, Forbidden, Input, InvalidRequest, NotFound, Toolset, progress
 from pydantic import Field
 
 from domains.files.archive_formats import Archive, Format, Member, format_of, open_archive, strip_suffix, write_archive
@@ -146,7 +146,7 @@ def archive_extract(ctx: CallContext, args: ArchiveExtractArgs) -> dict[str, Any
         skipped = [m.name for m in members if m.kind not in ("file", "folder")]  # links may point anywhere
         _check_plan(plan, given_dest, args.overwrite, limits.max_extract_bytes, limits.max_extract_members)
         written = 0
-        for member, target in plan:
+        for member, target in progress.counted(plan, "members extracted"):
             if member.kind == "folder":
                 target.mkdir(parents=True, exist_ok=True)
                 continue

@@ -8,7 +8,7 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from facade.kit import CallContext, Input, InvalidRequest, NotFound, Toolset, substitute, user_pattern
+from facade.kit import CallContext, Input, InvalidRequest, NotFound, Toolset, progress, substitute, user_pattern
 from pydantic import Field
 
 from domains.files.args import FilePath, FolderPath
@@ -97,7 +97,7 @@ def bulk_rename(ctx: CallContext, args: BulkRenameArgs) -> dict[str, Any]:
     taken: set[str] = set()  # new names claimed earlier in this call
     with os_errors(args.path):
         entries = [e for e in walk(real, base, max_depth=1) if matcher.search(e.name)]
-    for entry in entries:
+    for entry in progress.counted(entries, "names"):
         new, _ = substitute(matcher, args.replacement, entry.name, field="replacement")
         if new == entry.name:
             continue
@@ -144,7 +144,7 @@ def bulk_delete(ctx: CallContext, args: BulkDeleteArgs) -> dict[str, Any]:
             if e.kind != "folder" and fnmatch.fnmatchcase(e.name, args.name)
         ]
     items: list[dict[str, Any]] = []
-    for entry in entries:
+    for entry in progress.counted(entries, "files"):
         item: dict[str, Any] = {"path": entry.rel}
         if args.dry_run:
             item["status"] = "planned"

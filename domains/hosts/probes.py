@@ -19,7 +19,7 @@ from domains.hosts import inputs
 from domains.hosts.inputs import Target
 from domains.hosts.inventory import HOST
 from domains.hosts.tables import Host, Probe
-from facade.kit import CallContext, InvalidRequest, Toolset
+from facade.kit import CallContext, InvalidRequest, Toolset, progress
 
 Result = dict[str, Any]
 tools = Toolset()
@@ -181,7 +181,10 @@ def probe_ports(db: Session, args: Target, ports: list[int], timeout: float) -> 
         }
     unique = list(dict.fromkeys(ports))
     with ThreadPoolExecutor(max_workers=min(16, len(unique))) as pool:
-        found = list(pool.map(lambda p: tcp_connect(ip, p, timeout), unique))
+        found = []
+        for outcome in pool.map(lambda p: tcp_connect(ip, p, timeout), unique):  # in port order
+            found.append(outcome)
+            progress.report(len(found), len(unique), f"{len(found)} of {len(unique)} ports probed")
     results = []
     for port, outcome in zip(unique, found, strict=True):
         record(db, "scan", host, address, port, outcome)

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, Toolset, records
+from facade.kit import CallContext, Conflict, InvalidRequest, NotFound, Toolset, progress, records
 
 from domains.photos import inputs
 from domains.photos.library import ALBUM, PHOTO, add_to_album, render_album
@@ -155,7 +155,7 @@ def _write_zip(real: Path, dest: str, photos: list[Photo]) -> tuple[int, list[st
         os.close(handle)
         try:
             with zipfile.ZipFile(temporary, "w") as archive:
-                for position, photo in enumerate(photos, start=1):
+                for position, photo in enumerate(progress.counted(photos, "photos exported"), start=1):
                     try:
                         source = resolve(photo.path)
                         name = f"{position:03d}-{source.name}"

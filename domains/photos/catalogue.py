@@ -3,12 +3,11 @@ get its thumbnail, delete it."""
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 
-from facade.kit import CallContext, InvalidRequest, Toolset, records, within_days
+from facade.kit import CallContext, Content, Image, InvalidRequest, Toolset, records, within_days
 
 from domains.photos import inputs
 from domains.photos.images import encode, load_bytes, need_image_name, opened, upright
@@ -112,7 +111,7 @@ records.add_update(
 
 # Read-only for the caller: the thumbnail it may write is a cache, invisible but for speed.
 @tools.capability("thumbnail_get", read_only=True, example={"photo_id": 1, "size": 256})
-def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any]:
+def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any] | Content:
     """Get a photo's JPEG thumbnail, made once and cached in the library."""
     photo = PHOTO.fetch(ctx.db, args.photo_id)
     # Named by content hash, so an edited photo gets a fresh thumbnail and copies share one.
@@ -135,8 +134,8 @@ def thumbnail_get(ctx: CallContext, args: inputs.ThumbnailGet) -> dict[str, Any]
     result: dict[str, Any] = {
         "photo_id": photo.id, "path": rel, "width": width, "height": height, "size_bytes": len(data), "cached": cached,
     }
-    if args.include_data:
-        result["data_base64"] = base64.b64encode(data).decode("ascii")
+    if args.include_data:  # the JPEG itself, as an image a client shows and a vision model sees
+        return Content(Image(data, "image/jpeg"), data=result)
     return result
 
 

@@ -72,7 +72,7 @@ class PhotoDelete(Input):
 class ThumbnailGet(Input):
     photo_id: Id
     size: Literal[128, 256, 512] = 256
-    include_data: bool = Field(default=False, description="Also return the JPEG as base64.")
+    include_data: bool = Field(default=False, description="Also return the JPEG image.")
 
 
 # EXIF

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from facade.kit import CallContext, DomainError, InvalidRequest, Toolset, deadline
+from facade.kit import CallContext, DomainError, InvalidRequest, Toolset, deadline, progress
 
 from domains.photos import inputs
 from domains.photos.catalogue import THUMBNAILS, folder_condition
@@ -90,7 +90,7 @@ def library_rescan(ctx: CallContext, args: inputs.Rescan) -> dict[str, Any]:
     updated: list[int] = []
     failed: list[dict[str, str]] = []
     unchanged = 0
-    for walked in found:
+    for walked in progress.counted(found, "images scanned"):
         deadline.check()  # outside the per-file refusal: a rescan past its limit stops, rolled back
         rel = display(walked)
         photo = known.pop(rel, None)

@@ -22,6 +22,9 @@ class Registry:
     def __init__(self, domains: Iterable[Domain] = ()) -> None:
         self._domains: dict[str, Domain] = {}
         self._capabilities: dict[str, Capability] = {}
+        self._tool_names: set[str] = set()
+        self._uris: set[str] = set()
+        self._prompt_names: set[str] = set()
         self.warnings: list[str] = []
         self.third_party: set[str] = set()
         for domain in domains:
@@ -40,7 +43,13 @@ class Registry:
                 problems.append(f"capability {cap.name!r} is declared in domain {domain.name!r}")
             elif cap.name in seen or cap.name in self._capabilities:
                 problems.append(f"capability {cap.name!r} is declared twice")
-            seen.add(cap.name)
+            elif cap.tool_name != cap.name and (cap.tool_name in seen or cap.tool_name in self._tool_names):
+                problems.append(f"capability {cap.name!r}: its wire name {cap.tool_name!r} is taken")
+            seen.update({cap.name, cap.tool_name})
+        uris = [r.uri for r in domain.resources]
+        prompts = [p.name for p in domain.prompts]
+        problems += [f"resource {u!r} is declared twice" for u in sorted(set(uris)) if uris.count(u) > 1 or u in self._uris]
+        problems += [f"prompt {n!r} is declared twice" for n in sorted(set(prompts)) if prompts.count(n) > 1 or n in self._prompt_names]
         if not domain.capabilities:
             problems.append(f"domain {domain.name!r} declares no capabilities")
         if problems:
@@ -50,6 +59,9 @@ class Registry:
             self.third_party.add(domain.name)
         for cap in domain.capabilities:
             self._capabilities[cap.name] = cap
+            self._tool_names.add(cap.tool_name)
+        self._uris.update(uris)
+        self._prompt_names.update(prompts)
 
     def get(self, name: str) -> Capability | None:
         return self._capabilities.get(name)

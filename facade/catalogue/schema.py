@@ -53,7 +53,7 @@ def announced_schema(parsed_model: type[BaseModel]) -> dict[str, Any]:
 def announced_tool(capability: Capability) -> dict[str, Any]:
     """The whole `tools/list` entry of a capability, as a JSON-ready dict."""
     tool: dict[str, Any] = {
-        "name": capability.name,
+        "name": capability.tool_name,
         "description": capability.description,
         "inputSchema": announced_schema(capability.parsed_model),
     }

@@ -78,6 +78,8 @@ class ServedCatalogues:
 
     def __init__(self, capabilities: Iterable[Capability]) -> None:
         self._tools = {c.name: announced_tool(c) for c in capabilities}
+        # A capability with a wire name is also found by it (what `tools/call` carries).
+        self._tools.update({t["name"]: t for t in list(self._tools.values())})
         self._views: dict[tuple[tuple[str, ...], frozenset[str]], Served] = {}
         self._lock = threading.Lock()
 

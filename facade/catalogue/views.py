@@ -138,4 +138,4 @@ class Views:
             shown[capability.domain].append(capability)
         domains = self.registry.domains
         apps = tuple(App(domains[name], mode, tuple(shown[name])) for name, mode in modes.items())
-        return View(agent, dict(modes), tools, apps, {c.name: c for c in tools}, self.catalogues)
+        return View(agent, dict(modes), tools, apps, {n: c for c in tools for n in {c.name, c.tool_name}}, self.catalogues)

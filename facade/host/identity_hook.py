@@ -15,7 +15,8 @@ from typing import Any
 import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import MessageHandlerFnT
+from mcp.client.session import ElicitationFnT, MessageHandlerFnT
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -52,8 +53,10 @@ class IdentifiedClient:
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> types.CallToolResult:
-        return await self.client.call_tool(name, self.hook.inject(arguments))
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, progress_callback: ProgressFnT | None = None
+    ) -> types.CallToolResult:
+        return await self.client.call_tool(name, self.hook.inject(arguments), progress_callback=progress_callback)
 
 
 @contextlib.asynccontextmanager
@@ -64,6 +67,7 @@ async def connect(
     mode: str = "auto",
     bearer: str | None = None,
     message_handler: MessageHandlerFnT | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
 ) -> AsyncIterator[IdentifiedClient]:
     """Connect to a facade over streamable HTTP. `bearer` defaults to the hook's token (one agent
     per connection); a multi-agent runtime passes its own runtime token instead."""
@@ -73,5 +77,7 @@ async def connect(
     http: httpx2.AsyncClient = create_mcp_http_client(headers=headers)
     async with http:
         transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, message_handler=message_handler, cache=None) as client:  # type: ignore[arg-type]
+        async with Client(
+            transport, mode=mode, message_handler=message_handler, elicitation_callback=elicitation_callback, cache=None  # type: ignore[arg-type]
+        ) as client:
             yield IdentifiedClient(client, hook)

@@ -145,7 +145,9 @@ async def start(agent: str, provider: Provider, options: HostOptions) -> AsyncIt
         config = replace(config, memory=folder.memory_md.strip())
     mcp_url, _ = endpoints(options.url)
     token = options.token or agent_token(folder)
-    async with open_tools(mcp_url, agent=agent, token=token, conversation_id=session.id, mode=options.mode) as tools:
+    async with open_tools(
+        mcp_url, agent=agent, token=token, conversation_id=session.id, mode=options.mode, prompter=options.prompter
+    ) as tools:
         trajectory.emit(
             "session.started",
             {

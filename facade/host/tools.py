@@ -24,7 +24,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from facade.host.disclosure import DEFERRED_META_KEY
+from facade.host.answers import HostAnswers
 from facade.host.identity_hook import IdentifiedClient, IdentityHook, connect
+from facade.host.permissions import Prompter
 from facade.host.messages import ToolSpec
 
 APPROVAL_META_KEY = "facade/approval"
@@ -90,8 +92,11 @@ class FacadeTools:
         fetches: `tools/list` requests made so far.
     """
 
-    def __init__(self, agent: str, client: IdentifiedClient, api: httpx2.AsyncClient, base: str) -> None:
+    def __init__(
+        self, agent: str, client: IdentifiedClient, api: httpx2.AsyncClient, base: str, answers: HostAnswers | None = None
+    ) -> None:
         self.agent = agent
+        self.answers = answers or HostAnswers()
         self.client = client
         self.api = api
         self.base = base
@@ -136,12 +141,15 @@ class FacadeTools:
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Run a tool with the hook's identity. A failure on the way is an error outcome the
         model reads, never an exception that ends the session."""
+        self.answers.in_flight = (name, arguments)  # the server's questions about it (facade/host/answers.py)
         try:
             return outcome_of(await self.client.call_tool(name, arguments))
         except MCPError as exc:
             return ToolOutcome(f"The facade refused the call to {name}: {exc}", True)
         except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             return ToolOutcome(f"The call to {name} did not reach the facade ({exc.__class__.__name__}: {exc}); it may be restarting.", True)
+        finally:
+            self.answers.in_flight = None
 
     async def tools_md(self) -> str | None:
         """The agent's TOOLS.md for this conversation (it follows elevations), fetched again
@@ -160,9 +168,11 @@ class FacadeTools:
 
 @contextlib.asynccontextmanager
 async def open_tools(
-    url: str, *, agent: str, token: str, conversation_id: str, mode: str = "auto"
+    url: str, *, agent: str, token: str, conversation_id: str, mode: str = "auto", prompter: Prompter | None = None
 ) -> AsyncIterator[FacadeTools]:
-    """Connect `agent` to the facade at `url` for one conversation."""
+    """Connect `agent` to the facade at `url` for one conversation; the server's questions are
+    answered by `HostAnswers` (the prompter for forms)."""
+    answers = HostAnswers(prompter)
     mcp_url, base = endpoints(url)
     hook = IdentityHook(token, conversation_id)
     holder: list[FacadeTools] = []
@@ -174,10 +184,10 @@ async def open_tools(
             holder[0].mark_stale()
 
     async with (
-        connect(mcp_url, hook, mode=mode, message_handler=on_message) as client,
+        connect(mcp_url, hook, mode=mode, message_handler=on_message, elicitation_callback=answers) as client,
         httpx2.AsyncClient(headers=hook.headers(), timeout=30) as api,
     ):
-        tools = FacadeTools(agent, client, api, base)
+        tools = FacadeTools(agent, client, api, base, answers)
         tools.modern = client.client.protocol_version in MODERN_PROTOCOL_VERSIONS
         holder.append(tools)
         if not tools.modern:

@@ -1,7 +1,10 @@
 """The capability kit: everything a domain module needs, and the only part of the server a
 domain may import. Dependencies point inward; the MCP, web and CLI layers stay out of reach."""
 
-from facade.kit import deadline, records
+from facade.kit import deadline, progress, records
+from facade.kit.asking import Answer, CannotAsk
+from facade.kit.content import Audio, Content, Embedded, Image, Text
+from facade.kit.prompts import Argument, Message
 from facade.kit.bulk import each
 from facade.kit.capability import Annotations, Approval, CallContext, Capability, Input, Mode, Tier
 from facade.kit.date_ranges import within_days
@@ -18,18 +21,26 @@ from facade.kit.toolset import Toolset
 
 __all__ = [
     "Annotations",
+    "Answer",
     "Approval",
+    "Argument",
+    "Audio",
     "Base",
     "CallContext",
+    "CannotAsk",
     "Capability",
     "Conflict",
+    "Content",
     "Domain",
     "DomainError",
+    "Embedded",
     "Entity",
     "Forbidden",
     "Id",
+    "Image",
     "Input",
     "InvalidRequest",
+    "Message",
     "Mode",
     "NO_ID_REUSE",
     "NotFound",
@@ -38,18 +49,20 @@ __all__ = [
     "Sandbox",
     "TagName",
     "Tags",
+    "Text",
     "Tier",
     "Toolset",
     "UTCDateTime",
     "Unavailable",
     "contains_text",
-    "deadline",
     "created_column",
     "data_folder",
+    "deadline",
     "each",
     "iso",
     "one_of",
     "pixel_png",
+    "progress",
     "records",
     "settings_reader",
     "substitute",

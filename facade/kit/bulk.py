@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from facade.errors import DomainError, TimedOut
-from facade.kit import deadline
+from facade.kit import deadline, progress
 
 K = TypeVar("K")
 Result = dict[str, Any]
@@ -32,11 +32,13 @@ def each(
 
     The key is the item itself unless `key` derives it (a service's name from its definition).
     With `distinct`, an item given twice runs once; without, each occurrence runs and is
-    reported (a code listed twice is created once and refused once).
+    reported (a code listed twice is created once and refused once). A client that asked for
+    progress hears after each item how many of the total are done.
     """
     results: list[Result] = []
     stopped: TimedOut | None = None
-    for item in dict.fromkeys(items) if distinct else items:
+    todo = list(dict.fromkeys(items) if distinct else items)
+    for item in progress.counted(todo, f"{key_name}s"):
         shown = item if key is None else key(item)
         if stopped is None:
             try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 from pydantic import BaseModel, ConfigDict
 
 from facade.errors import RegistryError
+from facade.kit import asking, progress
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -38,6 +39,7 @@ class Approval(IntEnum):
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
 DOMAIN_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+WIRE_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 # The identity fields every parsed input model declares. The host-side hook fills them; the
 # announced schema never shows them (a real deployment spent ~133k tokens describing them).
@@ -126,6 +128,22 @@ class CallContext:
         """The session if the handler used one, else None."""
         return self._db
 
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the client how far this call got (`done` of `total`; `done` only grows). Costs
+        nothing when the client asked for no progress; never blocks the handler."""
+        progress.report(done, total, message)
+
+    def ask(self, message: str, schema: type[BaseModel] | Mapping[str, Any]) -> asking.Answer:
+        """Ask the user behind the client (MCP elicitation) and wait for the answer; from a sync
+        handler. `schema` is a pydantic model (the answer is validated) or a JSON schema dict.
+        Ask before changing anything: on 2026-07-28 the handler runs again with the answer.
+        Raises `CannotAsk` (a domain error) when the client cannot ask its user."""
+        return asking.ask(message, schema)
+
+    async def ask_async(self, message: str, schema: type[BaseModel] | Mapping[str, Any]) -> asking.Answer:
+        """`ask`, from an async handler."""
+        return await asking.ask_async(message, schema)
+
 
 Handler = Callable[[CallContext, Any], Any] | Callable[[CallContext, Any], Awaitable[Any]]
 Precheck = Callable[[CallContext, Any], None]
@@ -150,6 +168,8 @@ class Capability:
             examples ran before (in any order); the tests that execute every capability use them.
         precheck: for an approval-2 capability, refuses a call before a card is made for it
             (so an operator is never asked about a call that could not run).
+        wire_name: the name MCP clients list and call it by, when that must differ from `name`:
+            only for a name a third party fixes (the official conformance suite's fixtures).
     """
 
     name: str
@@ -166,6 +186,12 @@ class Capability:
     # True when no tier was declared and the domain gave the one its action name implies
     # (`facade.kit.domain.tier_for`): the catalogue warns about those of third-party domains.
     tier_inferred: bool = False
+    wire_name: str | None = None
+
+    @property
+    def tool_name(self) -> str:
+        """What `tools/list` announces and `tools/call` takes: the name, unless a wire name is given."""
+        return self.wire_name or self.name
 
     @property
     def domain(self) -> str:
@@ -202,6 +228,7 @@ def make_capability(
     precheck: Precheck | None = None,
     reads: Iterable[str] = (),
     tier_inferred: bool = False,
+    wire_name: str | None = None,
 ) -> Capability:
     """Build a capability, checking everything a declaration can get wrong.
 
@@ -246,6 +273,8 @@ def make_capability(
         raise RegistryError(f"{where}: tier must be 'core' or 'full', got {tier!r}")
     if isinstance(approval, bool) or approval not in tuple(Approval):
         raise RegistryError(f"{where}: approval must be 0, 1 or 2 (an Approval), got {approval!r}")
+    if wire_name is not None and not (isinstance(wire_name, str) and WIRE_NAME_PATTERN.fullmatch(wire_name)):
+        raise RegistryError(f"{where}: a wire name is 1-64 letters, digits, '_', '-' or '.', got {wire_name!r}")
     if precheck is not None and approval != Approval.OPERATOR:
         raise RegistryError(f"{where}: a precheck runs before an operator's approval; give it approval=2")
     return Capability(
@@ -265,6 +294,7 @@ def make_capability(
         precheck=precheck,
         is_async=inspect.iscoroutinefunction(handler),
         tier_inferred=tier_inferred,
+        wire_name=wire_name,
     )
 
 

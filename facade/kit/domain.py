@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from facade.errors import RegistryError
 from facade.kit.capability import DOMAIN_PATTERN, Capability, Handler, Mode, Tier, make_capability
+from facade.kit.prompts import Argument, Prompt, Renderer, make_prompt
+from facade.kit.resources import Completer, Reader, Resource, make_resource
 from facade.kit.toolset import Declarer, Toolset
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class Domain(Declarer):
             this order (the listing order), before any added with `add` or `capability`.
         settings: the domain's settings model (`FACADE_<NAME>_*`, read with `settings_reader`);
             declared here so that `facade settings` lists them and the server knows their names.
+        resources: what a client may read by URI (`resource`); prompts: message templates a
+            client offers its user (`prompt`). Both are listed to the agents that have this app.
     """
 
     name: str
@@ -70,6 +74,8 @@ class Domain(Declarer):
     toolsets: Sequence[Toolset] = ()
     settings: type[BaseSettings] | None = None
     capabilities: list[Capability] = field(default_factory=list)
+    resources: list[Resource] = field(default_factory=list)
+    prompts: list[Prompt] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not DOMAIN_PATTERN.fullmatch(self.name or ""):
@@ -95,3 +101,33 @@ class Domain(Declarer):
         cap = make_capability(f"{self.name}.{action}", handler, **options)
         self.capabilities.append(cap)
         return cap
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str,
+        description: str | None = None,
+        mime_type: str = "text/plain",
+        complete: dict[str, Completer] | None = None,
+    ) -> Callable[[Reader], Reader]:
+        """Decorator: declare a resource read by the decorated `(ctx, params)` function."""
+
+        def register(read: Reader) -> Reader:
+            self.resources.append(
+                make_resource(uri, read, name=name, description=description, mime_type=mime_type, complete=complete)
+            )
+            return read
+
+        return register
+
+    def prompt(
+        self, name: str, *, description: str | None = None, arguments: Sequence[Argument] = ()
+    ) -> Callable[[Renderer], Renderer]:
+        """Decorator: declare a prompt rendered by the decorated `(arguments)` function."""
+
+        def register(render: Renderer) -> Renderer:
+            self.prompts.append(make_prompt(name, render, description=description, arguments=arguments))
+            return render
+
+        return register

@@ -25,7 +25,13 @@ from facade.serving.metrics import RUNTIME, Metrics
 from facade.serving.outcomes import Outcome
 from facade.serving.service import Service
 from facade.errors import IdentityError
+from facade.kit.asking import asking
+from facade.kit.progress import reporting
+from facade.mcp import resources
+from facade.mcp.content import to_block
+from facade.mcp.elicitation import asker_for, input_required
 from facade.mcp.fanout import Fanout
+from facade.mcp.progress import reporter_for
 from facade.mcp.splice import defer_array
 from facade.access.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
 from facade.catalogue.schema import compact_json
@@ -158,21 +164,33 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         key = (agent_name or "", conversation or "")
         return await ListenHandler(fanout.bus(key))(ctx, params)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         bearer, header, session_id = transport(ctx)
-        outcome = await service.calls.run(
-            CallRequest(
-                name=params.name,
-                arguments=params.arguments,
-                bearer=bearer,
-                conversation_header=header,
-                meta=_meta(ctx),
-                session_id=session_id,
-                fixed_agent=fixed_agent,
-            )
-        )
+        # The call's progress and its questions to the user reach its client through these
+        # (facade/mcp/progress.py, elicitation.py); the handler's worker thread inherits them.
+        async with reporter_for(ctx) as reporter:
+            with reporting(reporter), asking(asker_for(ctx, params)):
+                outcome = await service.calls.run(
+                    CallRequest(
+                        name=params.name,
+                        arguments=params.arguments,
+                        bearer=bearer,
+                        conversation_header=header,
+                        meta=_meta(ctx),
+                        session_id=session_id,
+                        fixed_agent=fixed_agent,
+                    )
+                )
         remember(ctx, session_id, outcome.agent, outcome.conversation)
+        if outcome.question is not None:
+            return input_required(outcome.question, outcome.state)
         return to_result(outcome)
+
+    def whose(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None]:
+        agent, conversation, _ = lister(ctx)
+        return agent, conversation
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         try:
@@ -189,12 +207,15 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         on_subscriptions_listen=listen,
         get_tool_input_schema=input_schema,
     )
+    resources.install(server, service, whose, fanout)
     # Innermost, inside the SDK's own middleware; the log context wraps the listing's line.
     server.middleware += [LogContext(), ServeListing(service.metrics)]
     return server
 
 
 def to_result(outcome: Outcome) -> types.CallToolResult:
+    if outcome.ok and outcome.blocks:  # a capability that returned content (facade/kit/content.py)
+        return types.CallToolResult(content=[to_block(b) for b in outcome.blocks], structured_content=outcome.data)
     if outcome.ok:
         data = outcome.data or {}
         return types.CallToolResult(

@@ -31,7 +31,7 @@ def runtime_tool_name(server: str, tool: str) -> str:
 def deny_names(views: Views, agent: Agent, conversation: str | None, server: str = DEFAULT_SERVER_NAME) -> list[str]:
     """Every catalogue tool outside the agent's view, as the runtime names it."""
     allowed = {c.name for c in views.view(agent, conversation)}
-    return [runtime_tool_name(server, c.name) for c in views.registry if c.name not in allowed]
+    return [runtime_tool_name(server, c.tool_name) for c in views.registry if c.name not in allowed]
 
 
 def render(

@@ -35,7 +35,10 @@ from facade.catalogue.views import Views
 from facade.logs import log_scope
 from facade.serving.metrics import Metrics
 from facade.serving.storable import check_storable
-from facade.serving.outcomes import Outcome, as_structured, explain_validation, failed, unknown_tool_message
+from facade.access.consent import Consent
+from facade.kit.asking import InputNeeded
+from facade.kit.content import Block
+from facade.serving.outcomes import Outcome, as_result, explain_validation, failed, unknown_tool_message
 
 log = structlog.get_logger("facade.serving.calls")
 # How many times an idempotent capability that lost a race to a concurrent call is run again.
@@ -95,6 +98,7 @@ class Calls:
         self.elevation_ttl = elevation_ttl
         self.hold_refusal = hold_refusal
         self.call_deadline = call_deadline
+        self.consent = Consent(audit)
 
     async def run(self, request: CallRequest) -> Outcome:
         started = time.perf_counter()
@@ -154,6 +158,14 @@ class Calls:
             if self.hold_refusal is not None:
                 return Outcome("refused", error=f"{capability.name} {self.hold_refusal}", agent=agent.name, conversation=conversation)
             return await self._hold(capability, args, agent, conversation)
+        if capability.approval == 1:  # the user behind the client is asked first (access/consent.py)
+            who = {"agent": agent.name, "conversation": conversation}
+            try:
+                refusal = await self.consent.refusal(capability, args, agent.name, conversation)
+            except InputNeeded as exc:
+                return Outcome("input_required", question=exc.question, state=exc.state, **who)
+            if refusal is not None:
+                return Outcome("refused", error=refusal, **who)
         return await self._execute(capability, args, agent, conversation)
 
     async def _hold(self, capability: Capability, args: BaseModel, agent: Agent, conversation: str | None) -> Outcome:
@@ -242,10 +254,12 @@ class Calls:
             try:
                 with deadline.limited(self.call_deadline):  # the worker thread inherits it
                     if capability.is_async:
-                        data = await _run_async(capability, ctx, args)
+                        data, blocks = await _run_async(capability, ctx, args)
                     else:
-                        data = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
-                return Outcome("ok", data=data, **who)
+                        data, blocks = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                return Outcome("ok", data=data, blocks=blocks, **who)
+            except InputNeeded as exc:  # 2026-07-28: the handler asked its user; the answer comes next round
+                return Outcome("input_required", question=exc.question, state=exc.state, **who)
             except (IntegrityError, StaleDataError) as exc:
                 if retries == 0:
                     return failed(capability, exc, who)
@@ -263,18 +277,21 @@ def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: s
     return args
 
 
-def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+Result = tuple[dict[str, Any] | None, tuple[Block, ...]]
+
+
+def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> Result:
     # In the worker thread with the handler: its commit, the session's close and the result's
     # conversion, so the event loop never waits on the database.
     with _settled(ctx):
         result = capability.handler(ctx, args)
-    return as_structured(result)
+    return as_result(result)
 
 
-async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel) -> dict[str, Any]:
+async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel) -> Result:
     with _settled(ctx):
         result = await capability.handler(ctx, args)  # type: ignore[misc]
-    return as_structured(result)
+    return as_result(result)
 
 
 @contextlib.contextmanager

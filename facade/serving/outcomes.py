@@ -15,26 +15,34 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm.exc import StaleDataError
 
 from facade.errors import DomainError
+from facade.kit.asking import Question
 from facade.kit.capability import IDENTITY_FIELDS, Capability
+from facade.kit.content import Block, Content
 from facade.kit.db import BIGINT_MAX
 
 log = structlog.get_logger("facade.serving.calls")  # the call path's logger, as before the split
 
 # What became of a call: it ran (`ok`), or was held as a card (`held`), or why it did neither.
 Status = Literal[
-    "ok", "held", "refused", "identity", "unknown_tool", "invalid_arguments", "domain_error", "unavailable", "internal"
+    "ok", "held", "refused", "identity", "unknown_tool", "invalid_arguments", "domain_error", "unavailable", "internal",
+    "input_required",
 ]
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a call produced: `data` on success, else `error` (a message for the model)."""
+    """What a call produced: `data` on success (and `blocks`, when the capability returned
+    content: facade/kit/content.py), else `error` (a message for the model); or, with
+    `input_required`, the `question` the client must ask its user before the call can go on."""
 
     status: Status
     data: dict[str, Any] | None = None
     error: str | None = None
     agent: str | None = None
     conversation: str | None = None
+    blocks: tuple[Block, ...] = ()
+    question: Question | None = None
+    state: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -102,6 +110,14 @@ def data_error_detail(exc: BaseException) -> str:
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     primary = getattr(getattr(orig, "diag", None), "message_primary", None)
     return primary or (str(orig).splitlines() or [type(orig).__name__])[0]
+
+
+def as_result(result: Any) -> tuple[dict[str, Any] | None, tuple[Block, ...]]:
+    """A handler's result as (structured data, content blocks): a `Content` gives its blocks
+    and its data (if any); anything else is data only."""
+    if isinstance(result, Content):
+        return (None if result.data is None else as_structured(result.data)), result.blocks
+    return as_structured(result), ()
 
 
 def as_structured(result: Any) -> dict[str, Any]:

@@ -4,7 +4,6 @@ work is real (EXIF, thumbnails, edits), and the migration builds exactly the sch
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import zipfile
@@ -255,11 +254,12 @@ class TestThumbnails:
     """Thumbnails are real JPEG files, made once, upright, and purged when orphaned."""
 
     def test_cached_and_upright(self, lib: Library) -> None:
-        first = call(lib.engine, "thumbnail_get", photo_id=6, size=128, include_data=True)
+        shown = call(lib.engine, "thumbnail_get", photo_id=6, size=128, include_data=True)
         again = call(lib.engine, "thumbnail_get", photo_id=6, size=128)
+        first, (image,) = shown.data, shown.blocks  # the JPEG comes as an image block beside the data
         assert (first["cached"], again["cached"], first["path"]) == (False, True, again["path"])
         assert (first["width"], first["height"]) == (96, 128)
-        assert Image.open(io.BytesIO(base64.b64decode(first["data_base64"]))).format == "JPEG"
+        assert image.mime_type == "image/jpeg" and Image.open(io.BytesIO(image.data)).format == "JPEG"
         assert (lib.root / first["path"]).is_file()
 
     def test_purge_orphans_only(self, lib: Library) -> None:
