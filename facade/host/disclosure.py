@@ -50,13 +50,14 @@ class Disclosure:
         self._wanted: list[str] = []
 
     def active(self, specs: Iterable[ToolSpec]) -> bool:
-        """Whether anything is left out: the server marks deferred tools and this host defers."""
-        return self.enabled and any(s.deferred for s in specs)
+        """Whether anything is left out: the server marks deferred tools (remembered in
+        `deferring`) and this host defers."""
+        self.deferring = any(s.deferred for s in specs)
+        return self.enabled and self.deferring
 
     def offered(self, specs: list[ToolSpec]) -> list[ToolSpec]:
         """The tools to give the model: the listed ones not deferred, in listing order, then the
         loaded deferred ones in the order they arrived."""
-        self.deferring = any(s.deferred for s in specs)
         if not self.active(specs):
             return specs
         listed = {s.name: s for s in specs}

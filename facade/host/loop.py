@@ -178,9 +178,7 @@ class AgentLoop:
         for this request (callable now), before the model is first asked."""
         if not (self.disclosure.enabled and self.disclosure.preload) or self.disclosure.deferring is False:
             return
-        specs = await self.tools.tools()
-        self.disclosure.deferring = any(s.deferred for s in specs)
-        if not self.disclosure.deferring or self.tools.spec(SEARCH_TOOL) is None:
+        if not self.disclosure.active(await self.tools.tools()) or self.tools.spec(SEARCH_TOOL) is None:
             return
         query = routing_query(text)
         if not query:

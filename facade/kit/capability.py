@@ -213,6 +213,17 @@ def parsed_model_for(input_model: type[Input]) -> type[BaseModel]:
     return type(input_model.__name__, (input_model,), namespace)
 
 
+def declared_description(where: str, role: str, function: Any, description: str | None) -> str:
+    """What a capability, resource or prompt says it does: `description=`, else its function's
+    docstring, on one line; a declaration with neither, or with nothing to call, is refused."""
+    if not callable(function):
+        raise RegistryError(f"{where}: the {role} is not callable")
+    text = " ".join((description if description is not None else inspect.getdoc(function) or "").split())
+    if not text:
+        raise RegistryError(f"{where}: missing description (give description= or a docstring)")
+    return text
+
+
 def make_capability(
     name: str,
     handler: Handler,
@@ -243,12 +254,7 @@ def make_capability(
             f"{where}: a name is '<domain>.<action>' in lowercase letters, digits and '_', "
             "each part starting with a letter (e.g. 'projects.task_create')"
         )
-    if not callable(handler):
-        raise RegistryError(f"{where}: the handler is not callable")
-    text = description if description is not None else inspect.getdoc(handler)
-    text = " ".join((text or "").split())
-    if not text:
-        raise RegistryError(f"{where}: missing description (give description= or a docstring)")
+    text = declared_description(where, "handler", handler, description)
     model = input_model or _input_model_of(where, handler)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise RegistryError(f"{where}: the input model must be a pydantic model, got {model!r}")

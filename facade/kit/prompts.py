@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from facade.kit.capability import declared_description
 from facade.errors import InvalidRequest, RegistryError
 from facade.kit.content import BLOCK_TYPES, Block, Text
 from facade.kit.resources import Completer
@@ -76,11 +77,7 @@ def make_prompt(
     where = f"prompt {name!r}"
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise RegistryError(f"{where}: a prompt name is 1-64 letters, digits, '_', '.' or '-'")
-    if not callable(render):
-        raise RegistryError(f"{where}: the renderer is not callable")
-    text = " ".join((description if description is not None else (render.__doc__ or "")).split())
-    if not text:
-        raise RegistryError(f"{where}: missing description (give description= or a docstring)")
+    text = declared_description(where, "renderer", render, description)
     names = [a.name for a in arguments]
     if len(set(names)) != len(names):
         raise RegistryError(f"{where}: an argument is declared twice")

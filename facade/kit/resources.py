@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from facade.kit.capability import declared_description
 from facade.errors import RegistryError
 
 if TYPE_CHECKING:
@@ -77,11 +78,7 @@ def make_resource(
     where = f"resource {uri!r}"
     if not isinstance(uri, str) or not _URI.fullmatch(uri):
         raise RegistryError(f"{where}: a resource URI is 'scheme://path' with no spaces (e.g. 'glossary://terms')")
-    if not callable(read):
-        raise RegistryError(f"{where}: the reader is not callable")
-    text = " ".join((description if description is not None else (read.__doc__ or "")).split())
-    if not text:
-        raise RegistryError(f"{where}: missing description (give description= or a docstring)")
+    text = declared_description(where, "reader", read, description)
     resource = Resource(uri, name, text, read, mime_type, dict(complete or {}))
     unknown = sorted(set(resource.complete) - set(resource.parts))
     if unknown:

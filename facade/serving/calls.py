@@ -24,7 +24,7 @@ from facade.catalogue.agents import Agent
 from facade.access.approvals import Approvals
 from facade.access.audit import Audit
 from facade.kit import deadline
-from facade.kit.capability import IDENTITY_FIELDS, CallContext, Capability
+from facade.kit.capability import IDENTITY_FIELDS, Approval, CallContext, Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, Card, CardStore
 from facade.access.changes import Changes
 from facade.access.elevation import DEFAULT_TTL_SECONDS
@@ -154,11 +154,11 @@ class Calls:
                 agent=agent.name,
                 conversation=conversation,
             )
-        if capability.approval == 2:
+        if capability.approval == Approval.OPERATOR:
             if self.hold_refusal is not None:
                 return Outcome("refused", error=f"{capability.name} {self.hold_refusal}", agent=agent.name, conversation=conversation)
             return await self._hold(capability, args, agent, conversation)
-        if capability.approval == 1:  # the user behind the client is asked first (access/consent.py)
+        if capability.approval == Approval.HOST:  # the user behind the client is asked first (access/consent.py)
             who = {"agent": agent.name, "conversation": conversation}
             try:
                 refusal = await self.consent.refusal(capability, args, agent.name, conversation)
