@@ -31,41 +31,48 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+# The user turn put first when the history sent begins with the assistant (older turns left out).
+EARLIER = "(earlier messages omitted)"
+
+
 def openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The conversation as chat-completion messages. Many local chat templates (Gemma's,
-    Mistral's) accept a system message only first and make user and assistant alternate, and
-    refuse the request otherwise; so a later system message (an omission marker, a compaction
-    summary) joins the leading one, and user messages that end up adjacent join each other."""
-    head = [system] if system else []
+    """The conversation as chat-completion messages, in the order strict chat templates (Gemma's,
+    Mistral's) require, or they refuse the request: one system message, first; then user first,
+    user and assistant alternating, tool results right after the call that asked for them.
+
+    So the host's notes (an omission marker, a compaction summary: system messages in the
+    history) go to the user side, where they say what happened at that point — not into the
+    leading system message, which stays the same from call to call (a local server reuses its
+    cache only for a byte-identical prefix); same-side neighbours merge; an empty reply is
+    dropped; and a history that begins with the assistant gets a user turn saying so."""
     out: list[dict[str, Any]] = []
     for message in paired(messages):
-        role = message["role"]
-        if role == "system":
-            head.append(message.get("content", ""))
-        elif role == "user" and out and out[-1]["role"] == "user":
-            out[-1]["content"] = f"{out[-1]['content']}\n\n{message.get('content', '')}"
-        elif role == "assistant" and message.get("tool_calls"):
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": message.get("content") or None,
-                    "tool_calls": [
-                        {
-                            "id": call["id"],
-                            "type": "function",
-                            "function": {"name": to_provider(call["name"]), "arguments": json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))},
-                        }
-                        for call in message["tool_calls"]
-                    ],
-                }
-            )
-        elif role == "tool":
+        role, text = message["role"], message.get("content") or ""
+        if role == "tool":
             # The API has no error flag on a tool message: the model reads it in the text.
-            text = message.get("content", "")
             out.append({"role": "tool", "tool_call_id": message["tool_call_id"], "content": f"ERROR: {text}" if message.get("is_error") else text})
+            continue
+        entry: dict[str, Any] = {"role": "assistant" if role == "assistant" else "user", "content": text}
+        if role == "assistant" and message.get("tool_calls"):
+            # "" and never null: llama-cpp-python's server answers a null content with HTTP 500.
+            entry["tool_calls"] = [openai_call(call) for call in message["tool_calls"]]
+        elif not text.strip():
+            continue
+        previous = out[-1] if out else None
+        if previous is not None and previous["role"] == entry["role"] and "tool_calls" not in previous:
+            previous["content"] = "\n\n".join(part for part in (previous["content"], text) if part)
+            if "tool_calls" in entry:
+                previous["tool_calls"] = entry["tool_calls"]
         else:
-            out.append({"role": role, "content": message.get("content", "")})
-    return ([{"role": "system", "content": "\n\n".join(head)}] if head else []) + out
+            out.append(entry)
+    if out and out[0]["role"] != "user":
+        out.insert(0, {"role": "user", "content": EARLIER})
+    return ([{"role": "system", "content": system}] if system else []) + out
+
+
+def openai_call(call: dict[str, Any]) -> dict[str, Any]:
+    arguments = json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))
+    return {"id": call["id"], "type": "function", "function": {"name": to_provider(call["name"]), "arguments": arguments}}
 
 
 def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
@@ -154,6 +161,9 @@ class OpenAIProvider:
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.system.text, request.messages)}
         if request.tools:
             body["tools"] = [openai_tool(t) for t in request.tools]
+            # Said, not left to the server's default: llama-cpp-python's function-calling format
+            # renders the prompt without the tools when no tool_choice is given.
+            body["tool_choice"] = "auto"
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
