@@ -115,7 +115,8 @@ class TestOpenAI:
         turn = await openai(Recorder(200, wire("openai_response_ollama.json"))).complete(conversation())
         good, broken = turn.tool_calls
         assert (good.name, good.arguments, good.error) == ("projects.project_get", {"project_id": 3}, None)
-        assert broken.name == "projects.task_list" and broken.error and "not valid JSON" in broken.error
+        # `{"project_id":3,` has one sure repair (close the object): read as the fenced path reads it.
+        assert (broken.name, broken.arguments, broken.error) == ("projects.task_list", {"project_id": 3}, None)
         assert turn.usage == Usage(input_tokens=1650, output_tokens=22)
 
     async def test_failures_say_what_to_change(self) -> None:

@@ -20,6 +20,7 @@ import httpx2
 from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
+from facade.host.providers.blocks import arguments
 from facade.host.providers.http import post_json
 from facade.host.usage import Usage
 
@@ -76,18 +77,12 @@ def openai_call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
-    """The arguments of one call, or an error the model can act on."""
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except (TypeError, json.JSONDecodeError) as exc:
-        return {}, f"The arguments you sent for {name} are not valid JSON ({exc}): {str(raw)[:200]}. Call it again with the arguments as one JSON object."
-    if not isinstance(value, dict):
-        return {}, f"The arguments for {name} must be a JSON object of named fields, not {type(value).__name__}: {str(raw)[:200]}."
-    return value, None
+    """The arguments of one call, read by the fenced path's rule (blocks.arguments), or an error
+    the model can act on."""
+    value, error = arguments(raw, f"The arguments you sent for {name}")
+    if error is None:
+        return value, None
+    return {}, f"{error} They were: {str(raw)[:200]}. Call it again with the arguments as one JSON object."
 
 
 def openai_usage(body: dict[str, Any]) -> Usage:
