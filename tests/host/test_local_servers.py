@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facade.host.providers import ModelRequest, ProviderError
+from facade.host.providers import ModelRequest, OpenAIProvider, ProviderError
 from facade.host.providers.openai import openai_messages
 from tests.host.test_providers import Recorder, conversation, openai, wire
 
@@ -121,3 +122,40 @@ class TestRoleOrder:
             ("assistant", "answer 0\n\nanswer 1"),
             ("user", "question 2"),
         ]
+
+
+class Replies:
+    """An HTTP client answering each request with the next recorded (status, body)."""
+
+    def __init__(self, *replies: tuple[int, Any]) -> None:
+        self.replies = list(replies)
+        self.sent: list[dict[str, Any]] = []
+
+    def client(self) -> httpx2.AsyncClient:
+        def handle(request: httpx2.Request) -> httpx2.Response:
+            self.sent.append(json.loads(request.content))
+            status, body = self.replies.pop(0)
+            return httpx2.Response(status, json=body)
+
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(handle))
+
+
+class TestVLLMWithoutAToolParser:
+    """vLLM refuses tool_choice "auto" unless started with --enable-auto-tool-choice: the adapter
+    sends the call again without it, once, and reads the calls the model writes as text."""
+
+    async def test_refused_tool_choice_is_dropped_and_the_text_call_read(self) -> None:
+        server = Replies((400, wire("openai_error_vllm_auto_tool_choice.json")), (200, wire("openai_response_llamacpp_python_qwen_tool_call.json")), (200, wire("openai_response_vllm.json")))
+        provider = OpenAIProvider(base_url="http://127.0.0.1:8000/v1", model="Qwen/Qwen3-4B", http=server.client())
+        turn = await provider.complete(conversation())
+        assert [(c.name, c.arguments) for c in turn.tool_calls] == [("projects.task_list", {"project_id": 3})]
+        assert [("tool_choice" in body, bool(body.get("tools"))) for body in server.sent] == [(True, True), (False, True)]
+        await provider.complete(conversation())  # remembered: not asked again
+        assert "tool_choice" not in server.sent[-1] and "tool_choice" not in provider.payload(conversation())
+
+    async def test_other_refusals_are_not_retried(self) -> None:
+        server = Replies((400, {"error": {"message": "bad request", "type": "BadRequestError"}}))
+        provider = OpenAIProvider(base_url="http://127.0.0.1:8000/v1", model="m", http=server.client())
+        with pytest.raises(ProviderError, match="bad request"):
+            await provider.complete(conversation())
+        assert len(server.sent) == 1 and provider.tool_choice

@@ -108,12 +108,12 @@ def read_reply(reply: str, tools: Collection[str] = ()) -> Reading:
         if not protocol and block.lang not in ("json", "", "bare"):
             continue
         if block.problem:
-            if protocol or _mentions(block.body, known):
+            if protocol or mentions(block.body, known):
                 reading.problem = fix(block.problem)
                 return reading
             continue
-        call, problem = _read_call(block.body, known if not protocol else None)
-        if problem and (protocol or _mentions(block.body, known)):
+        call, problem = read_call(block.body, known if not protocol else None)
+        if problem and (protocol or mentions(block.body, known)):
             reading.problem = fix(problem)
             return reading
         if call is not None:
@@ -239,7 +239,7 @@ def _unknown_end(text: str, after: int) -> str | None:
     )
 
 
-def _mentions(body: str, known: set[str]) -> bool:
+def mentions(body: str, known: set[str]) -> bool:
     """Whether an unreadable block that is not a ```tool block names one of the tools: then it
     meant a call; otherwise it is part of the answer."""
     return any(name in body or name.replace(".", "-") in body for name in known)
@@ -259,7 +259,7 @@ def _take_html(body: str, reading: Reading) -> bool:
     return True
 
 
-def _read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str | None]:
+def read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str | None]:
     """The call a block holds, or what is wrong with it. With `known`, an object naming none of
     those tools is no call (and no problem): it is an answer written in JSON."""
     value, error = loads_forgiving(body)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
 from facade.host.providers.blocks import arguments
+from facade.host.providers.textcalls import lift
 from facade.host.providers.http import post_json
 from facade.host.usage import Usage
 
@@ -32,6 +34,8 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+# What vLLM says when it was started without a tool-call parser and is sent tool_choice "auto".
+TOOL_CHOICE_REFUSED = "--enable-auto-tool-choice"
 # The user turn put first when the history sent begins with the assistant (older turns left out).
 EARLIER = "(earlier messages omitted)"
 
@@ -104,7 +108,9 @@ def openai_usage(body: dict[str, Any]) -> Usage:
     )
 
 
-def parse_completion(body: dict[str, Any]) -> ModelTurn:
+def parse_completion(body: dict[str, Any], tools: Collection[str] = ()) -> ModelTurn:
+    """The model's turn in a chat-completion body; `tools` are the names offered, for reading
+    calls the model wrote as text (facade/host/providers/textcalls.py) when the server did not."""
     if body.get("error"):
         raise ProviderError(f"openai: the endpoint answered with an error: {json.dumps(body['error'])[:500]}")
     choices = body.get("choices") or []
@@ -121,7 +127,11 @@ def parse_completion(body: dict[str, Any]) -> ModelTurn:
         name = from_provider(str(function.get("name", "")))
         arguments, error = parse_arguments(name, function.get("arguments"))
         calls.append(ToolCall(raw.get("id") or f"call_{uuid.uuid4().hex[:12]}", name, arguments, error))
-    return ModelTurn(text=content or "", tool_calls=calls, usage=openai_usage(body), stop_reason=choice.get("finish_reason"), raw=body)
+    text, problem = content or "", None
+    if not calls and text:
+        lifted = lift(text, tools)
+        calls, text, problem = lifted.calls, lifted.text, lifted.problem
+    return ModelTurn(text=text, tool_calls=calls, usage=openai_usage(body), stop_reason=choice.get("finish_reason"), problem=problem, raw=body)
 
 
 @dataclass
@@ -147,6 +157,8 @@ class OpenAIProvider:
     http: httpx2.AsyncClient | None = field(default=None, repr=False)
     name: str = "openai"
     native_tools: bool = True
+    # Cleared when the server refuses tool_choice (vLLM without a tool-call parser); see complete.
+    tool_choice: bool = field(default=True, repr=False)
 
     @property
     def url(self) -> str:
@@ -158,7 +170,8 @@ class OpenAIProvider:
             body["tools"] = [openai_tool(t) for t in request.tools]
             # Said, not left to the server's default: llama-cpp-python's function-calling format
             # renders the prompt without the tools when no tool_choice is given.
-            body["tool_choice"] = "auto"
+            if self.tool_choice:
+                body["tool_choice"] = "auto"
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
@@ -166,7 +179,17 @@ class OpenAIProvider:
         return body
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
-        return parse_completion(await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout))
+        try:
+            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+        except ProviderError as exc:
+            if not (request.tools and self.tool_choice and TOOL_CHOICE_REFUSED in str(exc)):
+                raise
+            # A vLLM started without --enable-auto-tool-choice refuses any tool_choice "auto"; sent
+            # without one it still shows the tools to the model, and the calls come back as text,
+            # which parse_completion reads. Asked once per provider, not on every call.
+            self.tool_choice = False
+            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+        return parse_completion(body, [t.name for t in request.tools])
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
