@@ -132,3 +132,8 @@ class TestReplays:
         turn = await openai(Recorder(200, wire("openai_response_vllm_json_answer.json"))).complete(conversation())
         assert not turn.tool_calls and turn.problem is None and turn.text.startswith('{"name": "Harbour"')
         assert turn.usage == Usage(input_tokens=51, output_tokens=19, cache_read_tokens=1792)
+
+    async def test_a_call_cut_off_at_the_cap_is_neither_run_nor_answered(self) -> None:
+        turn = await openai(Recorder(200, wire("openai_response_llamacpp_python_length.json"))).complete(conversation())
+        assert turn.cut_off and turn.stop_reason == "length" and turn.usage.output_tokens == 512
+        assert not turn.tool_calls and turn.problem is not None and "cut off" in turn.problem

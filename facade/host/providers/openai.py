@@ -5,7 +5,9 @@ Local servers differ in small ways this adapter absorbs: arguments arrive as a J
 (OpenAI, Ollama, vLLM) or already as an object (some llama.cpp builds); ids can be missing;
 cached prompt tokens are reported as `prompt_tokens_details.cached_tokens` (OpenAI, vLLM) or
 only in llama.cpp's `timings.cache_n`; tokens written to the cache, where the API reports them,
-as `prompt_tokens_details.cache_write_tokens`. Ollama reports no cache at all.
+as `prompt_tokens_details.cache_write_tokens`. Ollama reports no cache at all. And a server
+without a parser for the model's own call syntax (llama-cpp-python's, a vLLM started without
+`--tool-call-parser`) returns the calls as text: they are lifted here (textcalls.py).
 """
 
 from __future__ import annotations
