@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from facade.host.providers import FencedProvider, ModelTurn
+from facade.host.stop import honest_stop
 from facade.host.testing import ScriptedModel, call, say
 from facade.host.trajectory import read_trajectory
 from facade.host.usage import Usage
@@ -55,3 +56,14 @@ class TestCutOff:
         async with host(model) as loop:
             result = await loop.run("Name the projects.")
         assert result.answer.startswith("The projects are Harbour, Kestrel and") and f"cut off at the token cap ({CAP} tokens)" in result.answer
+
+
+def test_the_step_cap_after_a_cut_off_reply_says_so() -> None:
+    answer = honest_stop(6, [], cut("```tool\n{\"tool\": \"files.write\", \"args\": {\"text\": \"abc"))
+    assert f"Where I stopped: my last reply was cut off at the token cap ({CAP} tokens)." in answer
+    assert "could not be read" not in answer
+
+
+def test_anthropic_max_tokens_is_a_cut_off_too() -> None:
+    assert ModelTurn(stop_reason="max_tokens").cut_off and not ModelTurn(stop_reason="end_turn").cut_off
+    assert not ModelTurn(stop_reason="tool_calls").cut_off and not ModelTurn().cut_off
