@@ -44,7 +44,7 @@ class TestForgivingArguments:
     def test_refused_with_a_clear_error_otherwise(self, raw: str, says: str) -> None:
         value, error = parse_arguments("files.read", raw)
         assert value == {} and error is not None
-        assert error.startswith("The arguments you sent for files.read") and says in error and "Call it again" in error
+        assert error.startswith('The "arguments" of your files.read call') and says in error and "Call it again" in error
 
 
 OFFERED = ["files.read", "projects.task_list"]

@@ -24,8 +24,8 @@ from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
 from facade.host.providers.blocks import arguments
-from facade.host.providers.textcalls import lift
 from facade.host.providers.http import post_json
+from facade.host.providers.textcalls import lift
 from facade.host.usage import Usage
 
 
@@ -85,7 +85,7 @@ def openai_call(call: dict[str, Any]) -> dict[str, Any]:
 def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
     """The arguments of one call, read by the fenced path's rule (blocks.arguments), or an error
     the model can act on."""
-    value, error = arguments(raw, f"The arguments you sent for {name}")
+    value, error = arguments(raw, f'The "arguments" of your {name} call')
     if error is None:
         return value, None
     return {}, f"{error} They were: {str(raw)[:200]}. Call it again with the arguments as one JSON object."
