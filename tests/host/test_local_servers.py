@@ -1,7 +1,7 @@
 """The OpenAI-compatible adapter against local servers as they really answer: llama-cpp-python's
 server (HTTP 500 on a null content, no tools in the prompt without `tool_choice`), llama.cpp's
 `llama-server`, Ollama and vLLM; and the role order strict chat templates (Gemma's, Mistral's)
-require, checked over many shapes of history."""
+require, checked over many shapes of history; and a call written as text run through the loop."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from facade.host.providers import ModelRequest, OpenAIProvider, ProviderError
 from facade.host.providers.openai import openai_messages
+from tests.host.conftest import Host
 from tests.host.test_providers import Recorder, conversation, openai, wire
 
 pytestmark = pytest.mark.anyio
@@ -159,3 +160,23 @@ class TestVLLMWithoutAToolParser:
         with pytest.raises(ProviderError, match="bad request"):
             await provider.complete(conversation())
         assert len(server.sent) == 1 and provider.tool_choice
+
+
+class TestThroughTheLoop:
+    """The adapter in the loop against a real `facade serve`, the model server replayed: a Qwen
+    call written as text runs, and what goes back is a body a strict template accepts."""
+
+    async def test_a_hermes_text_call_runs_and_is_sent_back_as_a_call(self, host: Host) -> None:
+        said = wire("openai_response_llamacpp_python_qwen_tool_call.json")
+        said["choices"][0]["message"]["content"] = '<tool_call>\n{"name": "projects-project_list", "arguments": {"limit": 2}}\n</tool_call>'
+        answer = {**said, "choices": [{"index": 0, "message": {"role": "assistant", "content": "Two projects."}, "finish_reason": "stop"}]}
+        server = Replies((200, said), (200, answer))
+        provider = OpenAIProvider(base_url="http://127.0.0.1:8000/v1", model="qwen2.5-0.5b", http=server.client())
+        async with host(provider) as loop:
+            result = await loop.run("List two projects.")
+        assert result.answer == "Two projects." and not result.stopped
+        assert [(e.name, e.arguments, e.is_error) for e in result.executed] == [("projects.project_list", {"limit": 2}, False)]
+        second = server.sent[1]
+        assert second["tool_choice"] == "auto" and role_order_problems(second["messages"]) == []
+        asked = next(m for m in second["messages"] if m.get("tool_calls"))
+        assert asked["content"] == "" and asked["tool_calls"][0]["function"] == {"name": "projects-project_list", "arguments": '{"limit":2}'}
