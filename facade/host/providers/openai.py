@@ -20,7 +20,7 @@ import httpx2
 from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
-from facade.host.providers.http import post_json
+from facade.host.providers.http import Retry, post_json
 from facade.host.usage import Usage
 
 
@@ -134,6 +134,11 @@ class OpenAIProvider:
         temperature: sampling temperature; the server's default when None.
         timeout: seconds to wait for one reply (local models on CPU are slow).
         http: an HTTP client to use instead of a fresh one per call (tests inject a recorder).
+        keep_cache: ask a llama.cpp-family server to keep the prompt's KV cache between requests
+            (`cache_prompt`); OpenAI's own API refuses unknown fields, so it is off by default.
+        slot: the llama.cpp server slot (`id_slot`) to send to, so that one session's requests
+            meet their own cache; the server picks when None.
+        retry: how a request that failed with 429/5xx/529 or a dropped connection is sent again.
     """
 
     base_url: str
@@ -145,6 +150,9 @@ class OpenAIProvider:
     http: httpx2.AsyncClient | None = field(default=None, repr=False)
     name: str = "openai"
     native_tools: bool = True
+    keep_cache: bool = False
+    slot: int | None = None
+    retry: Retry = field(default_factory=Retry)
 
     @property
     def url(self) -> str:
@@ -158,10 +166,13 @@ class OpenAIProvider:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.keep_cache:  # llama.cpp-family fields: the prompt's cache kept, in this session's slot
+            body["cache_prompt"] = True
+            body.update({"id_slot": self.slot} if self.slot is not None else {})
         return body
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
-        return parse_completion(await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout))
+        return parse_completion(await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout, retry=self.retry))
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
