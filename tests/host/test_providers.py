@@ -18,7 +18,7 @@ import pytest
 from facade.host.messages import ToolSpec
 from facade.host.providers import AnthropicProvider, FencedProvider, ModelRequest, OpenAIProvider, ProviderError, SystemParts, make_provider
 from facade.host.providers.fenced import PROTOCOL
-from facade.host.providers.http import Retry, retry_after
+from facade.host.providers.http import Retry, retry_after, server_wait
 from facade.host.providers.openai import openai_messages
 from facade.host.testing import Answer, ScriptedServer, say
 from facade.host.usage import Usage
@@ -290,6 +290,9 @@ class TestRetries:
         assert retry_after("Wed, 02 Dec 2026 14:00:30 GMT", now=datetime(2026, 12, 2, 14, 0, tzinfo=UTC).timestamp()) == 30.0
         assert retry_after("Wed, 02 Dec 2026 13:00:00 GMT", now=datetime(2026, 12, 2, 14, 0, tzinfo=UTC).timestamp()) == 0.0
         assert retry_after(None) is None and retry_after("soon") is None
+        assert server_wait(httpx2.Headers({"retry-after-ms": "1500", "retry-after": "2"})) == 1.5
+        assert server_wait(httpx2.Headers({"retry-after-ms": "soon", "retry-after": "2"})) == 2.0
+        assert server_wait(httpx2.Headers({})) is None
 
     async def test_waits_are_capped_and_back_off_without_retry_after(self) -> None:
         server = ScriptedServer([Answer(429, RATE_LIMITED, {"Retry-After": "3600"}), Answer(502, {"error": "bad gateway"}), Answer(500, {"error": "boom"}), say("ok")])

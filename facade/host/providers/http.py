@@ -1,5 +1,7 @@
 """The one HTTP exchange every adapter makes: POST a JSON body, read a JSON answer, and turn
-every way that can fail into a ProviderError that tells the person what to change."""
+every way that can fail into a ProviderError that tells the person what to change. A failure that
+may pass (a rate limit, an overloaded or loading server, a dropped connection) is sent again
+first, with tenacity, as `Retry` says."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 import anyio
@@ -59,6 +61,15 @@ class _Transient(Exception):
         super().__init__(str(error))
         self.error = error
         self.retry_after = retry_after
+
+
+def server_wait(headers: httpx2.Headers) -> float | None:
+    """How long the server asked the client to wait: OpenAI's `retry-after-ms` when sent (finer
+    than whole seconds), else `Retry-After`; None when it said nothing readable."""
+    try:
+        return max(0.0, float(headers["retry-after-ms"]) / 1000)
+    except (KeyError, ValueError):
+        return retry_after(headers.get("retry-after"))
 
 
 def retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -133,7 +144,7 @@ async def _post(provider: str, url: str, content: bytes, headers: dict[str, str]
     if response.status_code >= 400:
         error = http_failure(provider, response.status_code, response.text, url)
         if response.status_code in RETRIED_STATUSES and error.kind != CONTEXT_LENGTH:
-            raise _Transient(error, retry_after(response.headers.get("retry-after")))
+            raise _Transient(error, server_wait(response.headers))
         raise error
     return response
 
