@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # recall_corpus
 
 from facade.host.context import ContextManager, truncate_middle
-from facade.host.relevance import STOPWORDS, stem, words
+from facade.host.relevance import STOPWORDS
 from facade.host.tokenizer import TokenCounter
 
 Message = dict[str, Any]
@@ -413,23 +414,9 @@ def generate(seed: int, conversations: int) -> list[Conversation]:
 def paraphrase_gaps() -> list[str]:
     """Every statement/question pair that shares a content word (same stem, or the same first five
     letters) once the subject is set aside; the benchmark is only honest when this is empty."""
+    from recall_corpus import shared_words
 
-    def content(text: str) -> set[str]:
-        return {w for w in words(text.replace("{e}", " ")) if w not in STOPWORDS}
-
-    def clash(a: str, b: str) -> bool:
-        return stem(a) == stem(b) or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
-
-    gaps = []
-    for kind in FACTS:
-        for statement in kind.statements:
-            for value in kind.values:
-                said = content(statement.replace("{v}", value))
-                for question in kind.questions:
-                    shared = sorted({a for a in said for b in content(question) if clash(a, b)})
-                    if shared:
-                        gaps.append(f"{kind.key}: {statement!r} / {question!r} share {shared}")
-    return sorted(set(gaps))
+    return shared_words(FACTS)
 
 
 # --- the methods ---------------------------------------------------------------------------------------
@@ -479,13 +466,30 @@ def textbook_bm25(messages: list[Message], query: str, budget: int, counter: Tok
     return pack(messages, list(scores), budget, counter)
 
 
-def run(seed: int, count: int, budget: int) -> dict[str, Any]:
-    gaps = paraphrase_gaps()
+def load_corpus(corpus: str, split: str, seed: int | None, count: int) -> tuple[list[Any], set[str], str]:
+    """The conversations, the kinds of fact that name no one, and what they are; refuses to start
+    when a question shares a word with its fact."""
+    if corpus == "hard":
+        import recall_corpus
+
+        gaps = recall_corpus.gaps(split)
+        conversations = recall_corpus.generate(split, count, seed)
+        about = f"hard corpus, {split} split, seed {recall_corpus.SEEDS[split] if seed is None else seed}"
+        unnamed = recall_corpus.unnamed(split)
+    else:
+        gaps = paraphrase_gaps()
+        conversations = generate(2026 if seed is None else seed, count)
+        about = f"default corpus, seed {2026 if seed is None else seed}"
+        unnamed = {k.key for k in FACTS if k.entity == "self"}
     if gaps:
         raise SystemExit("questions must paraphrase their facts; these pairs share words:\n" + "\n".join(gaps))
+    return conversations, unnamed, about
+
+
+def run(conversations: list[Any], self_kinds: set[str], budget: int, embeddings: Path | None = None) -> dict[str, Any]:
     counter = TokenCounter()
-    conversations = generate(seed, count)
-    ours = ContextManager(budget_tokens=budget)
+    count = len(conversations)
+    ours = ContextManager(budget_tokens=budget, embeddings=embeddings)
     load = time.perf_counter()
     ours.scorer  # noqa: B018 — loads the embedding model, timed on its own
     load = time.perf_counter() - load
@@ -498,7 +502,6 @@ def run(seed: int, count: int, budget: int) -> dict[str, Any]:
     }
     recalled = {name: 0 for name in methods}
     unnamed = {name: 0 for name in methods}  # recalled facts that name no one (kind `self`)
-    self_kinds = {k.key for k in FACTS if k.entity == "self"}
     seconds = {name: 0.0 for name in methods}
     over_budget = {name: 0 for name in methods}
     for conv in conversations:
@@ -513,10 +516,11 @@ def run(seed: int, count: int, budget: int) -> dict[str, Any]:
                 unnamed[name] += found and probe.kind in self_kinds
                 over_budget[name] += sum(counter.message(m) for m in sent) > budget
     probes = sum(len(c.probes) for c in conversations)
-    embedded = len(getattr(getattr(ours.scorer, "embedder", None), "cache", ()))
+    embedder = getattr(ours.scorer, "embedder", None)
+    embedded = getattr(embedder, "embedded", None) if embeddings else len(getattr(embedder, "cache", ()))
     unnamed_probes = sum(p.kind in self_kinds for c in conversations for p in c.probes)
     sizes = [sum(counter.message(m) for m in c.history) for c in conversations]
-    return {"date": dt.date.today().isoformat(), "seed": seed, "conversations": count, "probes": probes,
+    return {"date": dt.date.today().isoformat(), "conversations": count, "probes": probes,
             "budget_tokens": budget, "messages_per_conversation": sum(len(c.history) for c in conversations) / count,
             "tokens_per_conversation": sum(sizes) / count, "recalled": recalled,
             "unnamed_probes": unnamed_probes, "recalled_unnamed": unnamed,
@@ -535,18 +539,27 @@ LABELS = {"recency": "    floor: newest messages that fit, unranked",
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--corpus", choices=("default", "hard"), default="default",
+                        help="default: the generator below; hard: scripts/recall_corpus.py")
+    parser.add_argument("--split", choices=("dev", "held"), default="dev", help="the hard corpus's split (tune on dev)")
+    parser.add_argument("--seed", type=int, default=None, help="default corpus: 2026; hard: the split's own seed")
     parser.add_argument("--conversations", type=int, default=20)
     parser.add_argument("--budget", type=int, default=5000)
+    parser.add_argument("--embedding-cache", type=Path, default=None,
+                        help="keep ours' embedding vectors in this file (a rerun embeds nothing twice)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = run(args.seed, args.conversations, args.budget)
-    result["command"] = f"python scripts/bench_recall.py --seed {args.seed} --conversations {args.conversations} --budget {args.budget}"
+    conversations, unnamed_kinds, about = load_corpus(args.corpus, args.split, args.seed, args.conversations)
+    result = run(conversations, unnamed_kinds, args.budget, args.embedding_cache)
+    result["corpus"] = about
+    flags = f"--corpus {args.corpus}" + (f" --split {args.split}" if args.corpus == "hard" else "")
+    flags += f" --seed {args.seed}" if args.seed is not None else ""
+    result["command"] = f"python scripts/bench_recall.py {flags} --conversations {args.conversations} --budget {args.budget}"
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"Recall of {result['probes']} planted facts asked in paraphrase, at a {args.budget:,}-token budget "
-          f"({result['date']}; {args.conversations} conversations of ~{result['messages_per_conversation']:.0f} messages, "
+          f"({result['date']}; {about}; {args.conversations} conversations of ~{result['messages_per_conversation']:.0f} messages, "
           f"~{result['tokens_per_conversation']:,.0f} {result['tokenizer']} tokens each)\n")
     named, unnamed = result["probes"] - result["unnamed_probes"], result["unnamed_probes"]
     print(f"| {'method':<46} | recalled | naming someone | naming no one | ms/query |")

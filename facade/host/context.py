@@ -153,6 +153,7 @@ class ContextManager:
         scorer: ranks older messages against the query (`scorer.name` says how).
         cost_exponent: older exchanges are taken by `score / tokens ** cost_exponent`.
         marker_role: the role of omission markers (`system`; adapters render it as each API allows).
+        embeddings: the file the embedding vectors are kept in (None: in memory only).
     """
 
     def __init__(
@@ -166,9 +167,11 @@ class ContextManager:
         scorer: Scorer | None = None,
         cost_exponent: float = COST_EXPONENT,
         marker_role: str = "system",
+        embeddings: str | Path | None = None,
     ) -> None:
         """`semantic`: None uses the packaged embedding model when it is installed, True requires
-        it, False keeps to words (BM25). An explicit `scorer` overrides it."""
+        it, False keeps to words (BM25). An explicit `scorer` overrides it. `embeddings`: a file
+        that keeps the vectors (beside the session), so a resumed history is not embedded again."""
         if budget_tokens <= 0:
             raise ValueError(f"budget_tokens must be positive, not {budget_tokens}")
         self.budget_tokens = budget_tokens
@@ -179,12 +182,13 @@ class ContextManager:
         self._semantic = semantic
         self.cost_exponent = cost_exponent
         self.marker_role = marker_role
+        self.embeddings = embeddings
 
     @property
     def scorer(self) -> Scorer:
         # Chosen at first use: a session that always fits its budget never loads the model.
         if self._scorer is None:
-            self._scorer = default_scorer(self._semantic)
+            self._scorer = default_scorer(self._semantic, self.embeddings)
         return self._scorer
 
     def compile(self, messages: Sequence[Mapping[str, Any]], query: str) -> list[Message]:

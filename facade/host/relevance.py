@@ -13,6 +13,7 @@ were facts that name no one, which no word scorer reaches. The model costs 0.25 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from facade.retrieval.lexical import BM25, STOPWORDS, stem, terms, words
@@ -67,16 +68,20 @@ class Hybrid:
         ]
 
 
-def default_scorer(semantic: bool | None = None) -> Scorer:
+def default_scorer(semantic: bool | None = None, embeddings: str | Path | None = None) -> Scorer:
     """`Hybrid` with the packaged MiniLM when `semantic` is True (an error if it is missing) or None
-    and it is installed; plain `BM25` otherwise. The model is loaded once per process."""
+    and it is installed; plain `BM25` otherwise. The model is loaded once per process. With
+    `embeddings` (a file, e.g. beside a session), vectors are kept there and a text embedded once
+    is never embedded again, in this process or the next (facade.retrieval.vectors)."""
     if semantic is False:
         return BM25()
-    from facade.retrieval.embedding import EmbeddingUnavailable, shared_model
+    from facade.retrieval.embedding import MODEL_NAME, EmbeddingUnavailable, shared_model
+    from facade.retrieval.vectors import StoredEmbedder, VectorStore
 
     try:
-        return Hybrid(shared_model())
+        model = shared_model()
     except EmbeddingUnavailable:
         if semantic:
             raise
         return BM25()
+    return Hybrid(StoredEmbedder(model, VectorStore(Path(embeddings), MODEL_NAME)) if embeddings else model)

@@ -103,7 +103,7 @@ class Requester:
         self.static_sections = static_sections
         self.cwd = cwd
         self.memory = memory
-        self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer)
+        self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer, embeddings=session.embeddings_path)
         self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
         self.window = LearnedWindow(compaction)
 
