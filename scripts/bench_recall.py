@@ -543,12 +543,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="default: the generator below; hard: scripts/recall_corpus.py")
     parser.add_argument("--split", choices=("dev", "held"), default="dev", help="the hard corpus's split (tune on dev)")
     parser.add_argument("--seed", type=int, default=None, help="default corpus: 2026; hard: the split's own seed")
-    parser.add_argument("--conversations", type=int, default=20)
+    parser.add_argument("--conversations", type=int, default=None, help="default corpus: 20 of 5 questions; hard: 10 of 10")
     parser.add_argument("--budget", type=int, default=5000)
     parser.add_argument("--embedding-cache", type=Path, default=None,
                         help="keep ours' embedding vectors in this file (a rerun embeds nothing twice)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.conversations is None:
+        args.conversations = 10 if args.corpus == "hard" else 20  # 100 questions either way
     conversations, unnamed_kinds, about = load_corpus(args.corpus, args.split, args.seed, args.conversations)
     result = run(conversations, unnamed_kinds, args.budget, args.embedding_cache)
     result["corpus"] = about

@@ -206,6 +206,12 @@ DEV_CHATTER = ("cc {e} on that pls", "did {e} reply about the deck?", "{e} says 
                "add {e} to the weekly report", "{e} came up in the call again", "remind me to ping {e} tomorrow",
                "can you find the thread about {e} from last week?", "{e} looked fine in the dashboard this morning",
                "ok so {e} is sorted for now", "what did we say about {e} yesterday?", "put {e} on the agenda for monday")
+# Replies that name the subject back, and asides that pad a fact's message (checked against every
+# question of the split: an aside must not lend a fact a question's word).
+DEV_REPLIES = ("Okay, I'll note that for {e}.", "Sure, {e} is on my list for tomorrow.", "Will do, I'll keep {e} in the loop.",
+               "Got it. Anything else about {e}?", "Done, {e} is added.", "Right, I'll follow up on {e} after lunch.")
+DEV_ASIDES = ("anyway the sprint demo went ok", "also the Q3 forecast still looks off to me", "and yes I sent the deck",
+              "oh and the coffee machine is fixed", "we should close the ticket backlog soon", "still waiting on legal btw")
 DEV_TALK = {
     "openers": ("", "oh btw ", "side note, ", "also ", "fyi ", "random but ", "before I forget, ", "ok so "),
     "closers": ("", " anyway", " back to the list", " no action needed", " just so you know", " lol", " carry on"),
@@ -247,7 +253,7 @@ HELD_KINDS = [
       ("product lead", "security officer", "head of sales", "data architect", "office manager"),
       ("{e} is on the hiring panel on friday",)),
     K("pet", "person",
-      ("{e}'s cat {v} walked across the keyboard mid demo", "{e} adopted a greyhound, {v}, sweetest thing"),
+      ("{e}'s puppy {v} walked across the keyboard mid demo", "{e} adopted a greyhound, {v}, sweetest thing"),
       ("what's {e}'s dog's name?", "what is {e}'s animal called?"),
       ("Noodle", "Mochi", "Bramble", "Otis", "Pickle", "Luna"),
       ("{e} sent photos from the vet, all fine",)),
@@ -346,6 +352,10 @@ HELD_CHATTER = ("loop {e} in pls", "{e} asked about the figures again", "has any
                 "{e} is on the invite for thursday", "{e} was mentioned in the review", "sync with {e} after lunch",
                 "dig up the old notes on {e} for me", "{e} seems ok for now", "note that {e} needs a follow up",
                 "what's the status with {e}?", "{e} popped up in the incident channel", "let's park {e} until next week")
+HELD_REPLIES = ("Noted, I've put {e} down.", "Okay, I'll bring {e} up at the sync.", "Sure thing, {e} it is.",
+                "Understood, I'll check with {e}.", "Fine, I'll remind you about {e} later.", "Alright, {e} is in my notes.")
+HELD_ASIDES = ("also the wiki is a mess again", "and the all-hands got moved to 4", "the quarterly survey closes friday",
+               "someone left donuts in the kitchen", "procurement still hasn't replied", "the vpn dropped twice this morning")
 HELD_TALK = {
     "openers": ("", "quick one, ", "btw ", "just remembered, ", "heads up, ", "totally unrelated but ", "right so "),
     "closers": ("", " thx", " ok", " moving on", " fyi", " haha", " anyway where were we"),
@@ -353,6 +363,7 @@ HELD_TALK = {
 }
 
 SPLITS = {"dev": (DEV_CAST, DEV_KINDS, DEV_CHATTER, DEV_TALK), "held": (HELD_CAST, HELD_KINDS, HELD_CHATTER, HELD_TALK)}
+EXTRAS = {"dev": (DEV_REPLIES, DEV_ASIDES), "held": (HELD_REPLIES, HELD_ASIDES)}
 
 
 def unnamed(split: str) -> set[str]:
@@ -363,7 +374,10 @@ def unnamed(split: str) -> set[str]:
 def gaps(split: str) -> list[str]:
     """Every statement/question pair of the split that shares a content word once the subject is
     set aside; the corpus is honest when empty."""
-    return shared_words(SPLITS[split][1], f"{split}/")
+    kinds = SPLITS[split][1]
+    questions = tuple(q for k in kinds for q in k.questions)
+    asides = Kind("asides", "self", EXTRAS[split][1], questions, ("",), ())
+    return shared_words([*kinds, asides], f"{split}/")
 
 
 def shared_words(kinds: Any, prefix: str = "") -> list[str]:
@@ -417,15 +431,19 @@ CHAT = (("move the {p} review to thursday, {a} can't do wednesday", "Done, moved
 class Work:
     """The session's filler: tool exchanges with long outputs that name the cast everywhere."""
 
-    def __init__(self, rng: random.Random, cast: dict[str, list[str]]) -> None:
+    def __init__(self, rng: random.Random, cast: dict[str, list[str]], main: dict[str, list[str]] | None = None) -> None:
         self.rng = rng
         self.cast = cast
+        self.main = main or cast  # whom the session is mostly about: named in half the work
         self.calls = 0
 
+    def one(self, kind: str) -> str:
+        return self.rng.choice(self.main[kind] if self.rng.random() < 0.5 else self.cast[kind])
+
     def names(self) -> dict[str, str]:
-        a, b = self.rng.sample(self.cast["person"], 2)
-        return {"a": a, "b": b, "p": self.rng.choice(self.cast["project"]), "c": self.rng.choice(self.cast["client"]),
-                "h": self.rng.choice(self.cast["host"])}
+        a = self.one("person")
+        b = self.rng.choice([p for p in self.cast["person"] if p != a])
+        return {"a": a, "b": b, "p": self.one("project"), "c": self.one("client"), "h": self.one("host")}
 
     def exchange(self, tool: str, arguments: dict[str, Any], result: str, summary: str) -> list[Message]:
         self.calls += 1
@@ -438,7 +456,7 @@ class Work:
 
     def tool(self, small: bool = False) -> list[Message]:
         rng, n = self.rng, self.names()
-        scale = 0.15 if small else 1.0
+        scale = 0.6 if small else 1.0
         kind = rng.randrange(6)
         if kind == 0:
             rows = [{"id": f"INV-{rng.randint(10000, 99999)}", "client": rng.choice(self.cast["client"]),
@@ -486,44 +504,70 @@ def casual(rng: random.Random, text: str) -> str:
     return text.rstrip(".") if rng.random() < 0.5 else text
 
 
-def build(rng: random.Random, split: str, *, asked: int = 5, messages: int = 360) -> Conversation:
+def build(rng: random.Random, split: str, *, asked: int = 10, messages: int = 360) -> Conversation:
     cast_pool, kinds, chatter, talk = SPLITS[split]
+    replies, asides = EXTRAS[split]
     cast = {kind: rng.sample(pool, min(len(pool), {"person": 7, "project": 4, "client": 4, "host": 4}[kind])) for kind, pool in cast_pool.items()}
     cast["self"] = [""]
     by_entity: dict[str, list[Kind]] = {}
     for kind in kinds:
         by_entity.setdefault(kind.entity, []).append(kind)
-    work = Work(rng, cast)
+    # The session is mostly about a few: two people, one project, one client, one host. The asked
+    # facts are about them, so each is named in dozens of messages, several asked facts among them.
+    main = {kind: cast[kind][:2 if kind == "person" else 1] for kind in cast}
+    work = Work(rng, cast, main)
+    slot = {"person": "a", "project": "p", "client": "c", "host": "h"}
 
     def fill(template: str, entity: str, value: str = "") -> str:
         return casual(rng, template.format(e=entity, v=value))
 
-    planted: dict[tuple[str, str], str] = {}
+    def about(kind: Kind, entity: str) -> str:
+        """A work sentence in which the subject plays its part."""
+        names = work.names()
+        if kind.entity in slot:
+            names[slot[kind.entity]] = entity
+        return rng.choice(DOC).format(**names)
+
+    planted: dict[tuple[str, str], Kind] = {}
+    facts: dict[tuple[str, str], str] = {}
     probes: list[Probe] = []
-    said: list[str] = []  # user turns of their own, each answered with an ack
-    for kind in rng.sample(kinds, asked):
-        entity = rng.choice(cast[kind.entity])
-        fact = fill(rng.choice(kind.statements), entity, rng.choice(kind.values))
-        planted[(kind.key, entity)] = fact
-        probes.append(Probe(fact, rng.choice(kind.questions).format(e=entity), kind.key))
-        # Distractors on the same subject: three other facts about it, the near misses of this
-        # kind, and small talk that names it; and the same kind about two others.
-        for other in rng.sample([k for k in by_entity[kind.entity] if k is not kind], 3):
-            planted.setdefault((other.key, entity), fill(rng.choice(other.statements), entity, rng.choice(other.values)))
-        for someone in rng.sample([e for e in cast[kind.entity] if e != entity], min(2, len(cast[kind.entity]) - 1)):
-            planted.setdefault((kind.key, someone), fill(rng.choice(kind.statements), someone, rng.choice(kind.values)))
-        said += [fill(t, entity) for t in kind.near]
-        if entity:
-            said += [fill(t, entity) for t in rng.sample(chatter, 6)]
-    said += list(planted.values())
     blocks: list[list[Message]] = []
-    for text in said:
-        line = rng.choice(talk["openers"]) + text + rng.choice(talk["closers"])
-        blocks.append([{"role": "user", "content": line}, {"role": "assistant", "content": rng.choice(talk["acks"])}])
+
+    def turn(text: str, reply: str) -> None:
+        blocks.append([{"role": "user", "content": rng.choice(talk["openers"]) + text + rng.choice(talk["closers"])},
+                       {"role": "assistant", "content": reply}])
+
+    def plant(kind: Kind, entity: str) -> str:
+        if (kind.key, entity) not in facts:
+            facts[(kind.key, entity)] = fill(rng.choice(kind.statements), entity, rng.choice(kind.values))
+            planted[(kind.key, entity)] = kind
+        return facts[(kind.key, entity)]
+
+    for kind in rng.sample(kinds, asked):
+        entity = rng.choice(main[kind.entity])
+        probes.append(Probe(plant(kind, entity), rng.choice(kind.questions).format(e=entity), kind.key))
+        # Distractors on the same subject: three other facts about it, the near misses of this
+        # kind, and talk that names it (work sentences about it, replies that name it back); and
+        # the same kind of fact about two others.
+        for other in rng.sample([k for k in by_entity[kind.entity] if k is not kind], 3):
+            plant(other, entity)
+        for someone in rng.sample([e for e in cast[kind.entity] if e != entity], min(2, len(cast[kind.entity]) - 1)):
+            plant(kind, someone)
+        for text in kind.near:
+            turn(fill(text, entity), rng.choice(talk["acks"]))
+        if entity:
+            for text in rng.sample(chatter, 10):
+                said = fill(text, entity) + ". " + " ".join(about(kind, entity) for _ in range(rng.randint(0, 3)))
+                turn(said, rng.choice(replies).format(e=entity))
+    for key, text in facts.items():
+        # Facts come with an aside or two, as people run thoughts together.
+        line = text + "".join(", " + a for a in rng.sample(asides, rng.randint(1, 2)))
+        turn(line, rng.choice(talk["acks"]))
     while sum(map(len, blocks)) < messages - 8:
-        blocks.append(work.tool() if rng.random() < 0.7 else work.chat())
+        blocks.append(work.tool() if rng.random() < 0.8 else work.chat())
     rng.shuffle(blocks)
-    # The turn in progress: small talk, a tool exchange of its own, a last word.
+    # The turn in progress: small talk, a tool exchange of its own (0.6 of a full one's size:
+    # what it costs is room the older messages do not get), a last word.
     tail = [work.chat(), work.tool(small=True), work.chat()]
     return Conversation([m for block in blocks + tail for m in block], probes)
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.compaction import CompactionConfig, compactable
-from facade.host.context import CompiledContext, ContextManager
+from facade.host.compaction import COMPACT, FIXED_OVER, CompactionConfig, Relief, compactable, split
+from facade.host.context import CompiledContext, ContextManager, truncate_middle
 from facade.host.disclosure import Disclosure
 from facade.host.messages import ToolSpec
 from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
@@ -106,6 +106,9 @@ class Requester:
         self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer, embeddings=session.embeddings_path)
         self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
         self.window = LearnedWindow(compaction)
+        self.relief = Relief()
+        self.notices: list[str] = []  # lines for the user, shown once with the turn's answer
+        self._told = False
 
     @property
     def compaction(self) -> CompactionConfig:
@@ -118,7 +121,7 @@ class Requester:
         specs = self.disclosure.offered(await self.tools.tools())
         prepared = await self._prepare(specs, query)
         if self.compaction.due(prepared.prompt_tokens):
-            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
+            specs, prepared = await self._relieve(turn, step, specs, query, prepared)
         retried = False
         while True:
             try:
@@ -139,11 +142,67 @@ class Requester:
             prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
             retried = True
 
-    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
-        """Compact the session and prepare the request again; `before` when nothing was older."""
+    async def _relieve(self, turn: int, step: int, specs: list[ToolSpec], query: str, prepared: Prepared) -> tuple[list[ToolSpec], Prepared]:
+        """A request over the threshold: compact when that can help (facade.host.compaction.Relief);
+        when the system prompt and tools alone are over, offer fewer tools if disclosure can, and
+        say so once."""
         config = self.compaction
-        compacted = await self.summarizer.compact(turn, step, config)
+        recent = sum(self.context.counter.message(truncate_middle(m)) for m in split(self.session.messages, config.keep_recent)[1])
+        verdict = self.relief.verdict(config.threshold or 0, prepared.prompt_tokens, prepared.compiled.tokens, prepared.compiled.tokens - recent)
+        if verdict == FIXED_OVER:
+            shed = self.disclosure.shed()
+            if shed:
+                specs = self.disclosure.offered(await self.tools.tools())
+                prepared = await self._prepare(specs, query)
+            self._over_window(turn, step, prepared, shed)
+        elif verdict == COMPACT:
+            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
+        return specs, prepared
+
+    def _over_window(self, turn: int, step: int, prepared: Prepared, shed: list[str]) -> None:
+        """Say once, in the trajectory and to the user, that compaction cannot make this fit."""
+        if self._told:
+            return
+        self._told = True
+        config, fixed = self.compaction, prepared.prompt_tokens - prepared.compiled.tokens
+        deferring = bool(self.disclosure.enabled and self.disclosure.deferring)
+        self.trajectory.emit(
+            "context.over_window",
+            {"turn": turn, "step": step, "fixed_tokens": fixed, "threshold": config.threshold, "window": config.context_window,
+             "window_source": self.window.source, "disclosure": deferring, "shed": shed, "tools": len(prepared.request.tools)},
+        )
+        fewer = "; it now offers the model only the tools it starts with" if shed else ""
+        search = "" if deferring else ' (or disclosure = "search" in agent.toml)'
+        self.notices.append(
+            f"note: the system prompt and tools alone take {fixed:,} tokens, more than the {config.threshold:,} at which the host "
+            f"compacts ({config.compact_at:.0%} of a {config.context_window:,}-token window), so compacting cannot help and the host "
+            f"will not try{fewer}. Use a larger window or give the agent fewer apps{search}."
+        )
+
+    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
+        """Compact the session and prepare the request again; `before` when nothing was older, or
+        when a threshold summary would not make the request smaller (then the session is left as
+        it was)."""
+        config = self.compaction
+        fixed = before.prompt_tokens - before.compiled.tokens
+        estimate: dict[str, int] = {}
+
+        def smaller(history: list[Any]) -> bool:
+            estimate["summary"] = self.relief.summary_tokens = self.context.counter.message(history[0])
+            estimate["after"] = fixed + self.context.compile_context(history, query).tokens
+            return estimate["after"] < before.prompt_tokens
+
+        # At the threshold a summary must earn its place; after a refusal it is forced (the retry
+        # is refused anyway if it did not shrink, and the person is told what was tried).
+        compacted = await self.summarizer.compact(turn, step, config, accept=smaller if reason == "threshold" else None)
         if compacted is None:
+            return before
+        if not compacted["applied"]:
+            self.trajectory.emit(
+                "context.compaction_skipped",
+                {"turn": turn, "step": step, "reason": reason, "tokens_before": before.prompt_tokens, "tokens_after": estimate["after"],
+                 "summary_tokens": estimate["summary"], "threshold": config.threshold, "window": config.context_window},
+            )
             return before
         after = await self._prepare(specs, query)
         self.trajectory.emit(
