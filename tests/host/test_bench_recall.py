@@ -102,7 +102,7 @@ class TestHardCorpus:
     def test_long_sessions_whose_subjects_are_named_everywhere(self, hard: ModuleType, split: str) -> None:
         counter = TokenCounter()
         for conv in hard.generate(split, 3):
-            assert 350 <= len(conv.history) <= 380 and sum(counter.message(m) for m in conv.history) > 6 * 5000
+            assert 350 <= len(conv.history) <= 380 and sum(counter.message(m) for m in conv.history) > 5 * 5000
             assert len(conv.probes) == 10
             for probe in conv.probes:
                 where = [i for i, m in enumerate(conv.history) if probe.fact in str(m["content"])]
