@@ -13,6 +13,8 @@ breaks the rule. A fact counts as recalled when its sentence is in what the meth
 Offline and deterministic: the conversations come from `random.Random(seed)`.
 
     python scripts/bench_recall.py [--seed 2026] [--conversations 20] [--budget 5000] [--json]
+    python scripts/bench_recall.py --corpus hard --split dev|held   (scripts/recall_corpus.py)
+    python scripts/bench_recall.py --cost                            (compile's cost per turn)
 
 (a) the published rules: the last 6 messages, then older ones by a BM25-lite per-message score
     (term-frequency saturation only: no IDF, no length normalisation, no stopwords) while they fit;
@@ -530,6 +532,67 @@ def run(conversations: list[Any], self_kinds: set[str], budget: int, embeddings:
             "embedding_ms_per_text": round(1000 * (seconds["ours"] - seconds["ours_lexical"]) / embedded, 1) if embedded else None}
 
 
+def cost(turns: int = 10) -> dict[str, Any]:
+    """What `compile` costs per turn on one 360-message session of the hard corpus (dev): the
+    first call (the model loaded, every older message embedded), the steady state (one turn more
+    each time), and a resume — a fresh model and session as a new process would have them, with
+    the vectors kept beside the session and without."""
+    import statistics
+    import tempfile
+
+    import recall_corpus
+
+    from facade.host.session import Session
+    from facade.retrieval import embedding
+
+    conv = recall_corpus.generate("dev", 1)[0]
+    question = conv.probes[0].question
+
+    def fresh(embeddings: Path | None) -> tuple[ContextManager, float]:
+        embedding._shared = None  # a new process loads the model again
+        manager = ContextManager(budget_tokens=5000, embeddings=embeddings)
+        start = time.perf_counter()
+        manager.scorer  # noqa: B018 — the model's load, timed apart
+        return manager, time.perf_counter() - start
+
+    def timed(manager: ContextManager, messages: list[Message], query: str) -> float:
+        start = time.perf_counter()
+        manager.compile(messages, query)
+        return time.perf_counter() - start
+
+    with tempfile.TemporaryDirectory() as folder:
+        session = Session.open(Path(folder), "bench", "cost")
+        for message in conv.history:
+            session.add(message)
+        session.start_turn(question)
+        manager, load = fresh(session.embeddings_path)
+        first = timed(manager, session.messages, question)
+        steady = []
+        for n in range(turns):
+            session.add({"role": "assistant", "content": f"Here is what I found about item {n}."})
+            ask = f"and what about item {n + 1}? {conv.probes[(n + 1) % len(conv.probes)].question}"
+            session.start_turn(ask)
+            steady.append(timed(manager, session.messages, ask))
+        # Resumed in a new process: the session read back, a fresh model, the vectors from the file.
+        start = time.perf_counter()
+        resumed = Session.load(session.path)
+        manager, _ = fresh(resumed.embeddings_path)
+        resumed.start_turn("one more question: " + question)
+        timed(manager, resumed.messages, "one more question: " + question)
+        resume = time.perf_counter() - start
+        embedded_on_resume = manager.scorer.embedder.embedded  # type: ignore[attr-defined]
+        # The same resume with no file: everything embedded again.
+        start = time.perf_counter()
+        manager, _ = fresh(None)
+        timed(manager, resumed.messages, "one more question: " + question)
+        resume_bare = time.perf_counter() - start
+    return {"date": dt.date.today().isoformat(), "messages": len(conv.history) + 1, "model_load_s": round(load, 2),
+            "first_call_s": round(first, 2), "steady_ms_median": round(1000 * statistics.median(steady), 1),
+            "steady_ms_max": round(1000 * max(steady), 1), "resume_s": round(resume, 2),
+            "resume_embedded_texts": embedded_on_resume, "resume_without_file_s": round(resume_bare, 2),
+            "command": "python scripts/bench_recall.py --cost"}
+
+
 LABELS = {"recency": "    floor: newest messages that fit, unranked",
           "published": "(a) published rules: last 6 + BM25-lite",
           "bm25": "(b) textbook BM25 (rank_bm25 BM25Okapi)",
@@ -547,8 +610,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=5000)
     parser.add_argument("--embedding-cache", type=Path, default=None,
                         help="keep ours' embedding vectors in this file (a rerun embeds nothing twice)")
+    parser.add_argument("--cost", action="store_true", help="time compile on one 360-message session: first call, steady state, resume")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.cost:
+        figures = cost()
+        if args.json:
+            print(json.dumps(figures, indent=2))
+        else:
+            print(f"compile on a {figures['messages']}-message session ({figures['date']}), 5,000-token budget:\n"
+                  f"  model load {figures['model_load_s']} s; first call {figures['first_call_s']} s (every older message embedded)\n"
+                  f"  steady state: median {figures['steady_ms_median']} ms per turn (max {figures['steady_ms_max']} ms)\n"
+                  f"  resume (session read, model loaded, first compile): {figures['resume_s']} s with the vectors beside the session "
+                  f"({figures['resume_embedded_texts']} texts embedded), {figures['resume_without_file_s']} s without\n\n{figures['command']}")
+        return
     if args.conversations is None:
         args.conversations = 10 if args.corpus == "hard" else 20  # 100 questions either way
     conversations, unnamed_kinds, about = load_corpus(args.corpus, args.split, args.seed, args.conversations)
@@ -570,8 +645,9 @@ def main(argv: list[str] | None = None) -> None:
         got, got_unnamed = result["recalled"][name], result["recalled_unnamed"][name]
         print(f"| {label:<46} | {got:>3}/{result['probes']:<4} | {got - got_unnamed:>9}/{named:<4} | "
               f"{got_unnamed:>8}/{unnamed:<4} | {result['ms_per_query'][name]:>8} |")
-    print(f"\nours ranked with {result['ours_scorer']}: model load {result['ours_load_seconds']} s, then "
-          f"~{result['embedding_ms_per_text']} ms per message embedded (once; its ms/query includes each history's). "
+    embedded = (f"~{result['embedding_ms_per_text']} ms per message embedded (once; its ms/query includes each history's)"
+                if result["embedding_ms_per_text"] else "vectors read from --embedding-cache (ms/query without embedding)")
+    print(f"\nours ranked with {result['ours_scorer']}: model load {result['ours_load_seconds']} s, then {embedded}. "
           f"Over budget: {sum(result['over_budget'].values())} of {result['probes'] * len(LABELS)} compiled contexts.")
     print(f"\n{result['command']}")
 

@@ -235,7 +235,18 @@ class ContextManager:
         if not older:
             return set()
         marker = self.counter.message(omission_marker(10**6, self.marker_role))
-        scores = self.scorer.scores([scored_text(m) for m in older], query)
+        texts = [scored_text(m) for m in older]
+        scores = self.scorer.scores(texts, query)
+        # A text said again tells the model nothing its latest copy does not: only that copy is
+        # ranked. Acks such as "Got it. Anything else about Aiko?" repeat a dozen times in a long
+        # session, and each copy scored as high as the first (hard corpus, dev split, 2026-12-02:
+        # 92 → 96 of 100 facts recalled).
+        seen: set[str] = set()
+        for i in reversed(range(len(texts))):
+            key = " ".join(texts[i].lower().split())
+            if key in seen:
+                scores[i] = 0.0
+            seen.add(key)
         units = exchanges(older)
 
         def value(unit: range) -> tuple[float, int]:
