@@ -8,7 +8,8 @@ first:
 2. the last 6 messages are always kept (moved back, if needed, so that no tool call is kept
    without its result or the reverse);
 3. older messages are ranked by relevance to `query` per token they cost (`facade.host.relevance`:
-   BM25, plus the packaged MiniLM embedding when installed) and taken best first while they fit
+   BM25, plus the packaged MiniLM embedding when installed; a text repeated is ranked once, by
+   its latest copy) and taken best first while they fit
    the budget — a tool call and its results enter or leave together, and a compaction summary
    (`facade.host.compaction`) is taken first, whatever it scores;
 4. every run of dropped messages becomes one `{"role": "system", "content": "…N older messages
