@@ -128,6 +128,17 @@ class Relief:
         return COMPACT
 
 
+def over_window_note(fixed: int, config: CompactionConfig, shed: bool, deferring: bool) -> str:
+    """The one line the person is shown when the system prompt and tools alone do not fit."""
+    fewer = "; it now offers the model only the tools it starts with" if shed else ""
+    search = "" if deferring else ' (or disclosure = "search" in agent.toml)'
+    return (
+        f"note: the system prompt and tools alone take {fixed:,} tokens, more than the {config.threshold or 0:,} at which the host "
+        f"compacts ({config.compact_at:.0%} of a {config.context_window or 0:,}-token window), so compacting cannot help and the "
+        f"host will not try{fewer}. Use a larger window or give the agent fewer apps{search}."
+    )
+
+
 def split(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT) -> tuple[list[Message], list[Message]]:
     """(older, recent): `recent` holds at least the last `keep_recent` messages, and more when
     needed so that no tool call is separated from its results."""

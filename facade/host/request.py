@@ -13,6 +13,9 @@ Two things keep the request inside the model's window, and they run in this orde
    large for the window — compaction rewrites the session: the older messages become one
    summary (facade.host.compaction, written by facade.host.summarizer), persisted, and the
    context manager compiles again from the compacted history, where the summary is kept first.
+   Only when that can help (facade.host.compaction.Relief): not when the system prompt and tools
+   alone pass the threshold — the host then says so once and, with disclosure, unloads the tools
+   it had loaded — and not with a summary that would not make the request smaller.
 So compaction, which loses detail for good, runs only when the context manager's choice no longer
 fits, and the context manager never undoes a compaction. With no known window the host does not
 compact — until a server refuses a request as too long: then it learns the window from the
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.compaction import COMPACT, FIXED_OVER, CompactionConfig, Relief, compactable, split
+from facade.host.compaction import COMPACT, FIXED_OVER, CompactionConfig, Relief, compactable, over_window_note, split
 from facade.host.context import CompiledContext, ContextManager, truncate_middle
 from facade.host.disclosure import Disclosure
 from facade.host.messages import ToolSpec
@@ -171,13 +174,7 @@ class Requester:
             {"turn": turn, "step": step, "fixed_tokens": fixed, "threshold": config.threshold, "window": config.context_window,
              "window_source": self.window.source, "disclosure": deferring, "shed": shed, "tools": len(prepared.request.tools)},
         )
-        fewer = "; it now offers the model only the tools it starts with" if shed else ""
-        search = "" if deferring else ' (or disclosure = "search" in agent.toml)'
-        self.notices.append(
-            f"note: the system prompt and tools alone take {fixed:,} tokens, more than the {config.threshold:,} at which the host "
-            f"compacts ({config.compact_at:.0%} of a {config.context_window:,}-token window), so compacting cannot help and the host "
-            f"will not try{fewer}. Use a larger window or give the agent fewer apps{search}."
-        )
+        self.notices.append(over_window_note(fixed, config, bool(shed), deferring))
 
     async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
         """Compact the session and prepare the request again; `before` when nothing was older, or
