@@ -13,6 +13,8 @@ breaks the rule. A fact counts as recalled when its sentence is in what the meth
 Offline and deterministic: the conversations come from `random.Random(seed)`.
 
     python scripts/bench_recall.py [--seed 2026] [--conversations 20] [--budget 5000] [--json]
+    python scripts/bench_recall.py --corpus hard --split dev|held   (scripts/recall_corpus.py)
+    python scripts/bench_recall.py --cost                            (compile's cost per turn)
 
 (a) the published rules: the last 6 messages, then older ones by a BM25-lite per-message score
     (term-frequency saturation only: no IDF, no length normalisation, no stopwords) while they fit;
@@ -40,9 +42,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # recall_corpus
 
 from facade.host.context import ContextManager, truncate_middle
-from facade.host.relevance import STOPWORDS, stem, words
+from facade.host.relevance import STOPWORDS
 from facade.host.tokenizer import TokenCounter
 
 Message = dict[str, Any]
@@ -413,23 +416,9 @@ def generate(seed: int, conversations: int) -> list[Conversation]:
 def paraphrase_gaps() -> list[str]:
     """Every statement/question pair that shares a content word (same stem, or the same first five
     letters) once the subject is set aside; the benchmark is only honest when this is empty."""
+    from recall_corpus import shared_words
 
-    def content(text: str) -> set[str]:
-        return {w for w in words(text.replace("{e}", " ")) if w not in STOPWORDS}
-
-    def clash(a: str, b: str) -> bool:
-        return stem(a) == stem(b) or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
-
-    gaps = []
-    for kind in FACTS:
-        for statement in kind.statements:
-            for value in kind.values:
-                said = content(statement.replace("{v}", value))
-                for question in kind.questions:
-                    shared = sorted({a for a in said for b in content(question) if clash(a, b)})
-                    if shared:
-                        gaps.append(f"{kind.key}: {statement!r} / {question!r} share {shared}")
-    return sorted(set(gaps))
+    return shared_words(FACTS)
 
 
 # --- the methods ---------------------------------------------------------------------------------------
@@ -479,13 +468,30 @@ def textbook_bm25(messages: list[Message], query: str, budget: int, counter: Tok
     return pack(messages, list(scores), budget, counter)
 
 
-def run(seed: int, count: int, budget: int) -> dict[str, Any]:
-    gaps = paraphrase_gaps()
+def load_corpus(corpus: str, split: str, seed: int | None, count: int) -> tuple[list[Any], set[str], str]:
+    """The conversations, the kinds of fact that name no one, and what they are; refuses to start
+    when a question shares a word with its fact."""
+    if corpus == "hard":
+        import recall_corpus
+
+        gaps = recall_corpus.gaps(split)
+        conversations = recall_corpus.generate(split, count, seed)
+        about = f"hard corpus, {split} split, seed {recall_corpus.SEEDS[split] if seed is None else seed}"
+        unnamed = recall_corpus.unnamed(split)
+    else:
+        gaps = paraphrase_gaps()
+        conversations = generate(2026 if seed is None else seed, count)
+        about = f"default corpus, seed {2026 if seed is None else seed}"
+        unnamed = {k.key for k in FACTS if k.entity == "self"}
     if gaps:
         raise SystemExit("questions must paraphrase their facts; these pairs share words:\n" + "\n".join(gaps))
+    return conversations, unnamed, about
+
+
+def run(conversations: list[Any], self_kinds: set[str], budget: int, embeddings: Path | None = None) -> dict[str, Any]:
     counter = TokenCounter()
-    conversations = generate(seed, count)
-    ours = ContextManager(budget_tokens=budget)
+    count = len(conversations)
+    ours = ContextManager(budget_tokens=budget, embeddings=embeddings)
     load = time.perf_counter()
     ours.scorer  # noqa: B018 — loads the embedding model, timed on its own
     load = time.perf_counter() - load
@@ -498,7 +504,6 @@ def run(seed: int, count: int, budget: int) -> dict[str, Any]:
     }
     recalled = {name: 0 for name in methods}
     unnamed = {name: 0 for name in methods}  # recalled facts that name no one (kind `self`)
-    self_kinds = {k.key for k in FACTS if k.entity == "self"}
     seconds = {name: 0.0 for name in methods}
     over_budget = {name: 0 for name in methods}
     for conv in conversations:
@@ -513,10 +518,11 @@ def run(seed: int, count: int, budget: int) -> dict[str, Any]:
                 unnamed[name] += found and probe.kind in self_kinds
                 over_budget[name] += sum(counter.message(m) for m in sent) > budget
     probes = sum(len(c.probes) for c in conversations)
-    embedded = len(getattr(getattr(ours.scorer, "embedder", None), "cache", ()))
+    embedder = getattr(ours.scorer, "embedder", None)
+    embedded = getattr(embedder, "embedded", None) if embeddings else len(getattr(embedder, "cache", ()))
     unnamed_probes = sum(p.kind in self_kinds for c in conversations for p in c.probes)
     sizes = [sum(counter.message(m) for m in c.history) for c in conversations]
-    return {"date": dt.date.today().isoformat(), "seed": seed, "conversations": count, "probes": probes,
+    return {"date": dt.date.today().isoformat(), "conversations": count, "probes": probes,
             "budget_tokens": budget, "messages_per_conversation": sum(len(c.history) for c in conversations) / count,
             "tokens_per_conversation": sum(sizes) / count, "recalled": recalled,
             "unnamed_probes": unnamed_probes, "recalled_unnamed": unnamed,
@@ -524,6 +530,67 @@ def run(seed: int, count: int, budget: int) -> dict[str, Any]:
             "tokenizer": counter.name, "ours_scorer": ours.scorer.name, "ours_load_seconds": round(load, 2),
             # What ours spends beyond its BM25-only self, per text it embedded (each once: cached).
             "embedding_ms_per_text": round(1000 * (seconds["ours"] - seconds["ours_lexical"]) / embedded, 1) if embedded else None}
+
+
+def cost(turns: int = 10) -> dict[str, Any]:
+    """What `compile` costs per turn on one 360-message session of the hard corpus (dev): the
+    first call (the model loaded, every older message embedded), the steady state (one turn more
+    each time), and a resume — a fresh model and session as a new process would have them, with
+    the vectors kept beside the session and without."""
+    import statistics
+    import tempfile
+
+    import recall_corpus
+
+    from facade.host.session import Session
+    from facade.retrieval import embedding
+
+    conv = recall_corpus.generate("dev", 1)[0]
+    question = conv.probes[0].question
+
+    def fresh(embeddings: Path | None) -> tuple[ContextManager, float]:
+        embedding._shared = None  # a new process loads the model again
+        manager = ContextManager(budget_tokens=5000, embeddings=embeddings)
+        start = time.perf_counter()
+        manager.scorer  # noqa: B018 — the model's load, timed apart
+        return manager, time.perf_counter() - start
+
+    def timed(manager: ContextManager, messages: list[Message], query: str) -> float:
+        start = time.perf_counter()
+        manager.compile(messages, query)
+        return time.perf_counter() - start
+
+    with tempfile.TemporaryDirectory() as folder:
+        session = Session.open(Path(folder), "bench", "cost")
+        for message in conv.history:
+            session.add(message)
+        session.start_turn(question)
+        manager, load = fresh(session.embeddings_path)
+        first = timed(manager, session.messages, question)
+        steady = []
+        for n in range(turns):
+            session.add({"role": "assistant", "content": f"Here is what I found about item {n}."})
+            ask = f"and what about item {n + 1}? {conv.probes[(n + 1) % len(conv.probes)].question}"
+            session.start_turn(ask)
+            steady.append(timed(manager, session.messages, ask))
+        # Resumed in a new process: the session read back, a fresh model, the vectors from the file.
+        start = time.perf_counter()
+        resumed = Session.load(session.path)
+        manager, _ = fresh(resumed.embeddings_path)
+        resumed.start_turn("one more question: " + question)
+        timed(manager, resumed.messages, "one more question: " + question)
+        resume = time.perf_counter() - start
+        embedded_on_resume = manager.scorer.embedder.embedded  # type: ignore[attr-defined]
+        # The same resume with no file: everything embedded again.
+        start = time.perf_counter()
+        manager, _ = fresh(None)
+        timed(manager, resumed.messages, "one more question: " + question)
+        resume_bare = time.perf_counter() - start
+    return {"date": dt.date.today().isoformat(), "messages": len(conv.history) + 1, "model_load_s": round(load, 2),
+            "first_call_s": round(first, 2), "steady_ms_median": round(1000 * statistics.median(steady), 1),
+            "steady_ms_max": round(1000 * max(steady), 1), "resume_s": round(resume, 2),
+            "resume_embedded_texts": embedded_on_resume, "resume_without_file_s": round(resume_bare, 2),
+            "command": "python scripts/bench_recall.py --cost"}
 
 
 LABELS = {"recency": "    floor: newest messages that fit, unranked",
@@ -535,18 +602,41 @@ LABELS = {"recency": "    floor: newest messages that fit, unranked",
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--conversations", type=int, default=20)
+    parser.add_argument("--corpus", choices=("default", "hard"), default="default",
+                        help="default: the generator below; hard: scripts/recall_corpus.py")
+    parser.add_argument("--split", choices=("dev", "held"), default="dev", help="the hard corpus's split (tune on dev)")
+    parser.add_argument("--seed", type=int, default=None, help="default corpus: 2026; hard: the split's own seed")
+    parser.add_argument("--conversations", type=int, default=None, help="default corpus: 20 of 5 questions; hard: 10 of 10")
     parser.add_argument("--budget", type=int, default=5000)
+    parser.add_argument("--embedding-cache", type=Path, default=None,
+                        help="keep ours' embedding vectors in this file (a rerun embeds nothing twice)")
+    parser.add_argument("--cost", action="store_true", help="time compile on one 360-message session: first call, steady state, resume")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = run(args.seed, args.conversations, args.budget)
-    result["command"] = f"python scripts/bench_recall.py --seed {args.seed} --conversations {args.conversations} --budget {args.budget}"
+    if args.cost:
+        figures = cost()
+        if args.json:
+            print(json.dumps(figures, indent=2))
+        else:
+            print(f"compile on a {figures['messages']}-message session ({figures['date']}), 5,000-token budget:\n"
+                  f"  model load {figures['model_load_s']} s; first call {figures['first_call_s']} s (every older message embedded)\n"
+                  f"  steady state: median {figures['steady_ms_median']} ms per turn (max {figures['steady_ms_max']} ms)\n"
+                  f"  resume (session read, model loaded, first compile): {figures['resume_s']} s with the vectors beside the session "
+                  f"({figures['resume_embedded_texts']} texts embedded), {figures['resume_without_file_s']} s without\n\n{figures['command']}")
+        return
+    if args.conversations is None:
+        args.conversations = 10 if args.corpus == "hard" else 20  # 100 questions either way
+    conversations, unnamed_kinds, about = load_corpus(args.corpus, args.split, args.seed, args.conversations)
+    result = run(conversations, unnamed_kinds, args.budget, args.embedding_cache)
+    result["corpus"] = about
+    flags = f"--corpus {args.corpus}" + (f" --split {args.split}" if args.corpus == "hard" else "")
+    flags += f" --seed {args.seed}" if args.seed is not None else ""
+    result["command"] = f"python scripts/bench_recall.py {flags} --conversations {args.conversations} --budget {args.budget}"
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"Recall of {result['probes']} planted facts asked in paraphrase, at a {args.budget:,}-token budget "
-          f"({result['date']}; {args.conversations} conversations of ~{result['messages_per_conversation']:.0f} messages, "
+          f"({result['date']}; {about}; {args.conversations} conversations of ~{result['messages_per_conversation']:.0f} messages, "
           f"~{result['tokens_per_conversation']:,.0f} {result['tokenizer']} tokens each)\n")
     named, unnamed = result["probes"] - result["unnamed_probes"], result["unnamed_probes"]
     print(f"| {'method':<46} | recalled | naming someone | naming no one | ms/query |")
@@ -555,8 +645,9 @@ def main(argv: list[str] | None = None) -> None:
         got, got_unnamed = result["recalled"][name], result["recalled_unnamed"][name]
         print(f"| {label:<46} | {got:>3}/{result['probes']:<4} | {got - got_unnamed:>9}/{named:<4} | "
               f"{got_unnamed:>8}/{unnamed:<4} | {result['ms_per_query'][name]:>8} |")
-    print(f"\nours ranked with {result['ours_scorer']}: model load {result['ours_load_seconds']} s, then "
-          f"~{result['embedding_ms_per_text']} ms per message embedded (once; its ms/query includes each history's). "
+    embedded = (f"~{result['embedding_ms_per_text']} ms per message embedded (once; its ms/query includes each history's)"
+                if result["embedding_ms_per_text"] else "vectors read from --embedding-cache (ms/query without embedding)")
+    print(f"\nours ranked with {result['ours_scorer']}: model load {result['ours_load_seconds']} s, then {embedded}. "
           f"Over budget: {sum(result['over_budget'].values())} of {result['probes'] * len(LABELS)} compiled contexts.")
     print(f"\n{result['command']}")
 

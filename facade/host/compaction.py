@@ -99,6 +99,46 @@ class CompactionConfig:
         return self.threshold is not None and prompt_tokens > self.threshold
 
 
+# What `Relief.verdict` says of a request over the threshold.
+COMPACT = "compact"
+FIXED_OVER = "the system prompt and tools alone pass the threshold"
+FUTILE = "a summary would cost as much as what it replaces"
+
+
+@dataclass
+class Relief:
+    """Whether compacting can bring a request over the threshold back under it (issue 19, item 4:
+    a window whose system prompt and tools alone passed the threshold was compacted on every step,
+    and the first summary made the prompt larger).
+
+    Attributes:
+        summary_tokens: what the last summary cost, once one was written: compacting is futile
+            while the part of the history it would replace costs no more than that.
+    """
+
+    summary_tokens: int | None = None
+
+    def verdict(self, threshold: int, prompt_tokens: int, history_tokens: int, replaceable_tokens: int) -> str:
+        """`COMPACT`, `FIXED_OVER` (only fewer tools or a shorter prompt can help) or `FUTILE`.
+        `replaceable_tokens`: what the compiled history spends on messages a compaction replaces."""
+        if prompt_tokens - history_tokens > threshold:
+            return FIXED_OVER
+        if self.summary_tokens is not None and replaceable_tokens <= self.summary_tokens:
+            return FUTILE
+        return COMPACT
+
+
+def over_window_note(fixed: int, config: CompactionConfig, shed: bool, deferring: bool) -> str:
+    """The one line the person is shown when the system prompt and tools alone do not fit."""
+    fewer = "; it now offers the model only the tools it starts with" if shed else ""
+    search = "" if deferring else ' (or disclosure = "search" in agent.toml)'
+    return (
+        f"note: the system prompt and tools alone take {fixed:,} tokens, more than the {config.threshold or 0:,} at which the host "
+        f"compacts ({config.compact_at:.0%} of a {config.context_window or 0:,}-token window), so compacting cannot help and the "
+        f"host will not try{fewer}. Use a larger window or give the agent fewer apps{search}."
+    )
+
+
 def split(messages: Sequence[Mapping[str, Any]], keep_recent: int = KEEP_RECENT) -> tuple[list[Message], list[Message]]:
     """(older, recent): `recent` holds at least the last `keep_recent` messages, and more when
     needed so that no tool call is separated from its results."""

@@ -8,7 +8,8 @@ first:
 2. the last 6 messages are always kept (moved back, if needed, so that no tool call is kept
    without its result or the reverse);
 3. older messages are ranked by relevance to `query` per token they cost (`facade.host.relevance`:
-   BM25, plus the packaged MiniLM embedding when installed) and taken best first while they fit
+   BM25, plus the packaged MiniLM embedding when installed; a text repeated is ranked once, by
+   its latest copy) and taken best first while they fit
    the budget — a tool call and its results enter or leave together, and a compaction summary
    (`facade.host.compaction`) is taken first, whatever it scores;
 4. every run of dropped messages becomes one `{"role": "system", "content": "…N older messages
@@ -150,6 +151,7 @@ class ContextManager:
         scorer: ranks older messages against the query (`scorer.name` says how).
         cost_exponent: older exchanges are taken by `score / tokens ** cost_exponent`.
         marker_role: the role of omission markers (`system`; adapters render it as each API allows).
+        embeddings: the file the embedding vectors are kept in (None: in memory only).
     """
 
     def __init__(
@@ -163,9 +165,11 @@ class ContextManager:
         scorer: Scorer | None = None,
         cost_exponent: float = COST_EXPONENT,
         marker_role: str = "system",
+        embeddings: str | Path | None = None,
     ) -> None:
         """`semantic`: None uses the packaged embedding model when it is installed, True requires
-        it, False keeps to words (BM25). An explicit `scorer` overrides it."""
+        it, False keeps to words (BM25). An explicit `scorer` overrides it. `embeddings`: a file
+        that keeps the vectors (beside the session), so a resumed history is not embedded again."""
         if budget_tokens <= 0:
             raise ValueError(f"budget_tokens must be positive, not {budget_tokens}")
         self.budget_tokens = budget_tokens
@@ -176,12 +180,13 @@ class ContextManager:
         self._semantic = semantic
         self.cost_exponent = cost_exponent
         self.marker_role = marker_role
+        self.embeddings = embeddings
 
     @property
     def scorer(self) -> Scorer:
         # Chosen at first use: a session that always fits its budget never loads the model.
         if self._scorer is None:
-            self._scorer = default_scorer(self._semantic)
+            self._scorer = default_scorer(self._semantic, self.embeddings)
         return self._scorer
 
     def compile(self, messages: Sequence[Mapping[str, Any]], query: str) -> list[Message]:
@@ -228,7 +233,18 @@ class ContextManager:
         if not older:
             return set()
         marker = self.counter.message(omission_marker(10**6, self.marker_role))
-        scores = self.scorer.scores([scored_text(m) for m in older], query)
+        texts = [scored_text(m) for m in older]
+        scores = self.scorer.scores(texts, query)
+        # A text said again tells the model nothing its latest copy does not: only that copy is
+        # ranked. Acks such as "Got it. Anything else about Aiko?" repeat a dozen times in a long
+        # session, and each copy scored as high as the first (hard corpus, dev split, 2026-12-02:
+        # 92 → 96 of 100 facts recalled).
+        seen: set[str] = set()
+        for i in reversed(range(len(texts))):
+            key = " ".join(texts[i].lower().split())
+            if key in seen:
+                scores[i] = 0.0
+            seen.add(key)
         units = exchanges(older)
 
         def value(unit: range) -> tuple[float, int]:

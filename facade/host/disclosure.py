@@ -48,6 +48,8 @@ class Disclosure:
         # costs an agent without deferred tools no extra listing.
         self.deferring: bool | None = None
         self._wanted: list[str] = []
+        # Set when the prompt did not fit with the loaded tools: load no more (see shed()).
+        self.capped = False
 
     def active(self, specs: Iterable[ToolSpec]) -> bool:
         """Whether anything is left out: the server marks deferred tools (remembered in
@@ -60,11 +62,24 @@ class Disclosure:
         loaded deferred ones in the order they arrived."""
         if not self.active(specs):
             return specs
+        if self.capped:
+            return [s for s in specs if not s.deferred]
         listed = {s.name: s for s in specs}
         for name in self._wanted:
             if name in listed and listed[name].deferred and name not in self.loaded:
                 self.loaded.append(name)
         return [s for s in specs if not s.deferred] + [listed[n] for n in self.loaded if n in listed]
+
+    def shed(self) -> list[str]:
+        """The system prompt and tools alone do not fit the window: unload the deferred tools and
+        load no more for this conversation (the model can still search, and call what it finds by
+        name: the server decides what runs). Returns the tools unloaded; [] when nothing is
+        deferred, so nothing can go."""
+        if not (self.enabled and self.deferring):
+            return []
+        gone, self.loaded = self.loaded, []
+        self.capped, self.preload = True, 0
+        return gone
 
     def want(self, names: Iterable[str]) -> list[str]:
         """Ask for `names` to be loaded once listed; returns the ones new to this conversation."""

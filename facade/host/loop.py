@@ -181,7 +181,8 @@ class AgentLoop:
 
     def _result(self, turn: int, answer: str, steps: int, stopped: bool, executed: list[Executed], artifacts: list[Path]) -> TurnResult:
         calls = [c for c in self.session.ledger.calls if c.turn == turn]
-        return TurnResult(answer, steps, stopped, executed, artifacts, calls)
+        notices, self.requester.notices = self.requester.notices, []  # said once, before the answer
+        return TurnResult("\n".join([*notices, answer]), steps, stopped, executed, artifacts, calls)
 
     async def _route(self, turn: int, text: str) -> None:
         """Prompt routing: with deferred tools, load the ones the server's search ranks first

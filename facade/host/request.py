@@ -13,6 +13,9 @@ Two things keep the request inside the model's window, and they run in this orde
    large for the window — compaction rewrites the session: the older messages become one
    summary (facade.host.compaction, written by facade.host.summarizer), persisted, and the
    context manager compiles again from the compacted history, where the summary is kept first.
+   Only when that can help (facade.host.compaction.Relief): not when the system prompt and tools
+   alone pass the threshold — the host then says so once and, with disclosure, unloads the tools
+   it had loaded — and not with a summary that would not make the request smaller.
 So compaction, which loses detail for good, runs only when the context manager's choice no longer
 fits, and the context manager never undoes a compaction. With no known window the host does not
 compact — until a server refuses a request as too long: then it learns the window from the
@@ -26,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from facade.host.compaction import CompactionConfig, compactable
-from facade.host.context import CompiledContext, ContextManager, Snapshot
+from facade.host.compaction import COMPACT, FIXED_OVER, CompactionConfig, Relief, compactable, over_window_note, split
+from facade.host.context import CompiledContext, ContextManager, Snapshot, truncate_middle
 from facade.host.disclosure import Disclosure
 from facade.host.messages import ToolSpec
 from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
@@ -103,7 +106,7 @@ class Requester:
         self.static_sections = static_sections
         self.cwd = cwd
         self.memory = memory
-        self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer)
+        self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer, embeddings=session.embeddings_path)
         self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
         self.window = LearnedWindow(compaction)
         # The live snapshot (time, language, folder) of the turn in progress: taken at its first
@@ -111,6 +114,9 @@ class Requester:
         # prefix (the time sits in the system prompt, before the history) and a local runtime
         # reuses its KV cache instead of prefilling the whole prompt again.
         self._snapshot: tuple[int, Snapshot] | None = None
+        self.relief = Relief()
+        self.notices: list[str] = []  # lines for the user, shown once with the turn's answer
+        self._told = False
 
     @property
     def compaction(self) -> CompactionConfig:
@@ -123,7 +129,7 @@ class Requester:
         specs = self.disclosure.offered(await self.tools.tools())
         prepared = await self._prepare(turn, specs, query)
         if self.compaction.due(prepared.prompt_tokens):
-            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
+            specs, prepared = await self._relieve(turn, step, specs, query, prepared)
         retried = False
         while True:
             try:
@@ -144,11 +150,61 @@ class Requester:
             prepared = await self._compact(turn, step, specs, query, prepared, "overflow")
             retried = True
 
-    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
-        """Compact the session and prepare the request again; `before` when nothing was older."""
+    async def _relieve(self, turn: int, step: int, specs: list[ToolSpec], query: str, prepared: Prepared) -> tuple[list[ToolSpec], Prepared]:
+        """A request over the threshold: compact when that can help (facade.host.compaction.Relief);
+        when the system prompt and tools alone are over, offer fewer tools if disclosure can, and
+        say so once."""
         config = self.compaction
-        compacted = await self.summarizer.compact(turn, step, config)
+        recent = sum(self.context.counter.message(truncate_middle(m)) for m in split(self.session.messages, config.keep_recent)[1])
+        verdict = self.relief.verdict(config.threshold or 0, prepared.prompt_tokens, prepared.compiled.tokens, prepared.compiled.tokens - recent)
+        if verdict == FIXED_OVER:
+            shed = self.disclosure.shed()
+            if shed:
+                specs = self.disclosure.offered(await self.tools.tools())
+                prepared = await self._prepare(turn, specs, query)
+            self._over_window(turn, step, prepared, shed)
+        elif verdict == COMPACT:
+            prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
+        return specs, prepared
+
+    def _over_window(self, turn: int, step: int, prepared: Prepared, shed: list[str]) -> None:
+        """Say once, in the trajectory and to the user, that compaction cannot make this fit."""
+        if self._told:
+            return
+        self._told = True
+        config, fixed = self.compaction, prepared.prompt_tokens - prepared.compiled.tokens
+        deferring = bool(self.disclosure.enabled and self.disclosure.deferring)
+        self.trajectory.emit(
+            "context.over_window",
+            {"turn": turn, "step": step, "fixed_tokens": fixed, "threshold": config.threshold, "window": config.context_window,
+             "window_source": self.window.source, "disclosure": deferring, "shed": shed, "tools": len(prepared.request.tools)},
+        )
+        self.notices.append(over_window_note(fixed, config, bool(shed), deferring))
+
+    async def _compact(self, turn: int, step: int, specs: list[ToolSpec], query: str, before: Prepared, reason: str) -> Prepared:
+        """Compact the session and prepare the request again; `before` when nothing was older, or
+        when a threshold summary would not make the request smaller (then the session is left as
+        it was)."""
+        config = self.compaction
+        fixed = before.prompt_tokens - before.compiled.tokens
+        estimate: dict[str, int] = {}
+
+        def smaller(history: list[Any]) -> bool:
+            estimate["summary"] = self.relief.summary_tokens = self.context.counter.message(history[0])
+            estimate["after"] = fixed + self.context.compile_context(history, query).tokens
+            return estimate["after"] < before.prompt_tokens
+
+        # At the threshold a summary must earn its place; after a refusal it is forced (the retry
+        # is refused anyway if it did not shrink, and the person is told what was tried).
+        compacted = await self.summarizer.compact(turn, step, config, accept=smaller if reason == "threshold" else None)
         if compacted is None:
+            return before
+        if not compacted["applied"]:
+            self.trajectory.emit(
+                "context.compaction_skipped",
+                {"turn": turn, "step": step, "reason": reason, "tokens_before": before.prompt_tokens, "tokens_after": estimate["after"],
+                 "summary_tokens": estimate["summary"], "threshold": config.threshold, "window": config.context_window},
+            )
             return before
         after = await self._prepare(turn, specs, query)
         self.trajectory.emit(

@@ -9,7 +9,8 @@ goes on from the compacted history, as the live one did. The session id doubles 
 resumed (until the facade's TTL or a DELETE ends it).
 
 Layout under the sessions folder: `<agent>/<id>.jsonl`, the trajectory beside it as
-`<id>.trajectory.jsonl`, apps the model made in `<id>.artifacts/`.
+`<id>.trajectory.jsonl`, the embedding vectors of its messages as `<id>.embeddings.bin`, apps the
+model made in `<id>.artifacts/`.
 """
 
 from __future__ import annotations
@@ -93,6 +94,12 @@ class Session:
     @property
     def trajectory_path(self) -> Path:
         return self.path.with_name(f"{self.id}.trajectory.jsonl")
+
+    @property
+    def embeddings_path(self) -> Path:
+        """The embedding vectors of its messages, keyed by content hash (facade.retrieval.vectors):
+        a resumed session ranks its history without embedding it again."""
+        return self.path.with_name(f"{self.id}.embeddings.bin")
 
     @property
     def artifacts_dir(self) -> Path:

@@ -19,7 +19,7 @@ the model knows what it is reading.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,10 +155,14 @@ class Summarizer:
     trajectory: Trajectory
     counter: TokenCounter
 
-    async def compact(self, turn: int, step: int, config: CompactionConfig) -> dict[str, Any] | None:
+    async def compact(
+        self, turn: int, step: int, config: CompactionConfig, accept: Callable[[list[Message]], bool] | None = None
+    ) -> dict[str, Any] | None:
         """Replace the older messages with a summary, in the session and on disk; what was done,
         or None when there is nothing older to summarise (the recent messages alone are that
-        large, and compaction keeps them verbatim)."""
+        large, and compaction keeps them verbatim). With `accept`, the compacted history is
+        applied only when `accept(history)` says it helps; otherwise the session is left as it
+        was and the result says `applied: False`."""
         if not compactable(self.session.messages, config.keep_recent):
             return None
         older, recent = split(self.session.messages, config.keep_recent)
@@ -186,8 +190,11 @@ class Summarizer:
         # The model could not be asked, or said nothing: the host lists what happened instead, so
         # that the request still shrinks and nothing older goes without a trace.
         summary = continuation(host_summary(older) if error else text)
-        self.session.compact(summary, len(older))
+        applied = accept is None or accept([summary, *recent])
+        if applied:
+            self.session.compact(summary, len(older))
         return {
+            "applied": applied,
             "summarised": len(older),
             "kept": len(recent),
             "summary_source": "host" if error else "model",

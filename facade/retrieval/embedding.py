@@ -25,6 +25,7 @@ import numpy as np
 
 from facade.retrieval.lexical import digest
 
+MODEL_NAME = "all-MiniLM-L6-v2"
 # The model was trained on 128 word pieces and accepts 256; the head of a long message says what
 # it is, and attention cost grows with the square of the length.
 MAX_PIECES = 128

@@ -7,6 +7,7 @@ so "deliveries", "delivered" and "delivery" meet at one term.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -36,7 +37,10 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
+@functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
+    # Cached: a resumed 360-message history stems ~18,000 words, most of them repeats; uncached
+    # that was 0.22 of a 0.31 s first compile (2026-12-02).
     w = word.lower()
     stripped = True
     while stripped:

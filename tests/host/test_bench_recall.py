@@ -65,3 +65,49 @@ class TestBaselines:
         sent = getattr(bench, method)(messages, conv.probes[0].question, 5000, counter)
         assert sum(counter.message(m) for m in sent) <= 5000
         assert sent[-6:] == messages[-6:]
+
+
+@pytest.fixture(scope="module")
+def hard(bench: ModuleType) -> ModuleType:
+    return importlib.import_module("recall_corpus")  # beside bench_recall, which put scripts/ on the path
+
+
+class TestHardCorpus:
+    """scripts/recall_corpus.py: two splits that share neither seed nor words, facts whose subject
+    is everywhere, and questions that paraphrase."""
+
+    @pytest.mark.parametrize("split", ["dev", "held"])
+    def test_no_question_shares_a_content_word_with_its_fact(self, hard: ModuleType, split: str) -> None:
+        assert hard.gaps(split) == []
+
+    def test_the_gap_check_catches_a_shared_word(self, hard: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+        cast, kinds, chatter, talk = hard.SPLITS["dev"]
+        leaky = hard.K("leaky", "person", ("{e}'s allergy is {v}",), ("what allergies does {e} have?",), ("kiwi",), ())
+        monkeypatch.setitem(hard.SPLITS, "dev", (cast, [*kinds, leaky], chatter, talk))
+        assert hard.gaps("dev") == ["dev/leaky: \"{e}'s allergy is {v}\" / 'what allergies does {e} have?' share ['allergy']"]
+
+    def test_the_splits_differ_in_seed_names_and_templates(self, hard: ModuleType) -> None:
+        dev, held = hard.SPLITS["dev"], hard.SPLITS["held"]
+        assert hard.SEEDS["dev"] != hard.SEEDS["held"]
+        for entity in dev[0]:
+            assert not set(dev[0][entity]) & set(held[0][entity])
+        texts = {split: {t for k in hard.SPLITS[split][1] for t in (*k.statements, *k.questions, *k.near)} for split in ("dev", "held")}
+        assert not texts["dev"] & texts["held"] and not set(dev[2]) & set(held[2])
+
+    def test_same_seed_same_conversations(self, hard: ModuleType) -> None:
+        assert [c.history for c in hard.generate("dev", 2)] == [c.history for c in hard.generate("dev", 2)]
+        assert [c.history for c in hard.generate("dev", 1)] != [c.history for c in hard.generate("dev", 1, seed=5)]
+
+    @pytest.mark.parametrize("split", ["dev", "held"])
+    def test_long_sessions_whose_subjects_are_named_everywhere(self, hard: ModuleType, split: str) -> None:
+        counter = TokenCounter()
+        for conv in hard.generate(split, 3):
+            assert 350 <= len(conv.history) <= 380 and sum(counter.message(m) for m in conv.history) > 5 * 5000
+            assert len(conv.probes) == 10
+            for probe in conv.probes:
+                where = [i for i, m in enumerate(conv.history) if probe.fact in str(m["content"])]
+                assert len(where) == 1 and where[0] < len(conv.history) - 6 and probe.fact not in probe.question
+                if probe.kind not in hard.unnamed(split):
+                    subject = next(e for pool in hard.SPLITS[split][0].values() for e in pool if e in probe.question)
+                    naming = [m for m in conv.history if subject.lower() in str(m["content"]).lower()]
+                    assert len(naming) >= 10, (subject, len(naming))

@@ -152,6 +152,18 @@ class TestRelevance:
         sent = lexical(room).compile(history, "Kestrel budget deadline")
         assert strong in sent and weak not in sent
 
+    def test_a_repeated_text_is_ranked_once(self) -> None:
+        history = chatter(60)
+        fact = {"role": "user", "content": "if Aiko's mobile is dead try the desk phone, 3358, and yes I sent the deck to everyone already"}
+        history[5] = fact
+        ack = "Okay, I'll follow up on Aiko."
+        for i in range(8, 50, 2):  # the same short ack, 21 times, each scoring as high as the first
+            history[i] = {"role": "assistant", "content": ack}
+        room = cost(history[-6:]) + 3 * cost([fact])
+        sent = lexical(room).compile(history, "what extension do I dial to reach Aiko?")
+        assert fact in sent
+        assert sum(m["content"] == ack for m in sent) == 1 and history[48] in sent  # the latest copy
+
     def test_ties_go_to_the_most_recent(self) -> None:
         history = chatter(40)
         sent = lexical(budget=cost(history[-7:]) + 30).compile(history, "no word of this query appears")
