@@ -77,7 +77,7 @@ class Plan:
     seconds: float
 
 
-PLANS = {"short": Plan(rounds=1, seconds=0.8), "full": Plan(rounds=2, seconds=3.0)}
+PLANS = {"short": Plan(rounds=1, seconds=0.5), "full": Plan(rounds=2, seconds=3.0)}
 
 
 @dataclass
