@@ -22,14 +22,18 @@ from tests.support import DEV, REDIS_URL, ServerProcess, base_env, legacy_open, 
 
 from benchkit import legacy_body, modern_body, modern_headers
 
+# A database of its own, emptied first: card ids come from each run's fresh database, so cards a
+# previous run left in Redis would collide with this run's.
+WORKERS_REDIS = REDIS_URL.rsplit("/", 1)[0] + "/14"
+
 
 def redis_reachable() -> None:
     try:
         import redis
 
-        redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping()
+        redis.Redis.from_url(WORKERS_REDIS, socket_timeout=2).flushdb()
     except Exception as exc:  # noqa: BLE001 - any failure means the same: no Redis here
-        need_service("Redis", f"{REDIS_URL}: {exc}")
+        need_service("Redis", f"{WORKERS_REDIS}: {exc}")
 
 
 @dataclass
@@ -45,7 +49,7 @@ class Worker:
 def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, list[Worker]]]:
     redis_reachable()
     argv = [sys.executable, "-m", "facade.cli", "serve", "--workers", "2"]
-    server = ServerProcess(tmp_path_factory.mktemp("workers"), env={"FACADE_REDIS_URL": REDIS_URL}, argv=argv).start()
+    server = ServerProcess(tmp_path_factory.mktemp("workers"), env={"FACADE_REDIS_URL": WORKERS_REDIS}, argv=argv).start()
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -84,6 +88,7 @@ def test_an_elevation_approved_through_one_worker_is_seen_through_the_other(work
     before = call(other, "files.tree", {"path": "/"}, conversation)
     assert before["isError"] and "unknown tool" in before["content"][0]["text"]  # files is core for francis
     held = call(one, "skills.elevate", {"domain": "files", "reason": "seen by both workers"}, conversation)
+    assert not held["isError"], held
     card_id = held["structuredContent"]["card_id"]
     operator = {"Authorization": f"Bearer {DEV['operator']}"}
     approved = httpx2.post(f"{other.base}/api/cards/{card_id}/approve", headers=operator, json={"reason": "ok", "by": "tests"}, timeout=60)
