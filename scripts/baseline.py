@@ -45,6 +45,20 @@ def build_baseline(
     return server
 
 
+def build_fastmcp(
+    capabilities: Registry | list[Capability],
+    session_factory: Callable[[], Session] | None = None,
+) -> Any:
+    """FastMCP serving the same tools with the same functions (scripts/bench_throughput.py); it is
+    imported here only, from a Python that has it."""
+    from fastmcp import FastMCP
+
+    server = FastMCP("fastmcp-baseline")
+    for cap in capabilities:
+        server.tool(_tool_function(cap, session_factory), name=cap.name, description=f"{cap.description} {TOKEN_PARAGRAPH}")
+    return server
+
+
 def run_call(cap: Capability, parsed: Any, ctx: CallContext) -> dict[str, Any]:
     """What any server must do for a call: the handler, its commit and its result as data, in the
     calling thread (a worker's, as in the facade); the session is closed either way."""

@@ -262,11 +262,12 @@ def failure(response: httpx2.Response) -> str | None:
 # --- the baseline server ------------------------------------------------------------------------
 
 
-def build_baseline_server() -> tuple[Any, int]:
-    """MCPServer as a deployment of it starts: the same settings, domains and database as the
-    facade beside it, and nothing of the facade's own (no agents, views or announced schemas)."""
+def build_baseline_server(kind: str = "baseline") -> tuple[Any, int]:
+    """MCPServer (or, as `kind="fastmcp"`, FastMCP) as a deployment of it starts: the same
+    settings, domains and database as the facade beside it, and nothing of the facade's own (no
+    agents, views or announced schemas)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from baseline import build_baseline
+    from baseline import build_baseline, build_fastmcp
 
     from facade.catalogue.discovery import discover
     from facade.serving.database import make_engine, session_factory
@@ -275,7 +276,8 @@ def build_baseline_server() -> tuple[Any, int]:
     settings = Settings()
     registry = discover(settings.extra_domain_modules)
     engine = make_engine(settings.effective_database_url, settings.database_pool_size)
-    return build_baseline(registry, session_factory(engine)), len(registry)
+    build = build_fastmcp if kind == "fastmcp" else build_baseline
+    return build(registry, session_factory(engine)), len(registry)
 
 
 def serve_baseline(port: int | None) -> None:
@@ -290,10 +292,21 @@ def serve_baseline(port: int | None) -> None:
     uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
 
 
+def serve_fastmcp(port: int) -> None:
+    """FastMCP over streamable HTTP on `port` (scripts/bench_throughput.py)."""
+    server, tools = build_baseline_server("fastmcp")
+    print(f"fastmcp: FastMCP with {tools} tools on 127.0.0.1:{port}", file=sys.stderr)
+    import uvicorn
+
+    uvicorn.run(server.http_app(path="/mcp"), host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "baseline" and sys.argv[2] == "--port":
         serve_baseline(int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "fastmcp" and sys.argv[2] == "--port":
+        serve_fastmcp(int(sys.argv[3]))
     elif sys.argv[1:] == ["baseline", "--stdio"]:
         serve_baseline(None)
     else:
-        sys.exit("usage: python scripts/benchkit.py baseline (--port PORT | --stdio)")
+        sys.exit("usage: python scripts/benchkit.py baseline (--port PORT | --stdio) | fastmcp --port PORT")

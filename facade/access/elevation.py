@@ -34,6 +34,8 @@ class Elevations(Protocol):
 class MemoryElevations:
     """The default store: a dict guarded by a lock, expiry checked on read."""
 
+    in_memory = True  # reading it does no I/O: a view may be found on the event loop
+
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()

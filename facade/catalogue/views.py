@@ -112,6 +112,11 @@ class Views:
                     self._served = ServedCatalogues(self.registry)
         return self._served
 
+    @property
+    def reads_without_io(self) -> bool:
+        """Whether finding a view does no I/O (elevations in memory): then it needs no thread."""
+        return getattr(self.elevations, "in_memory", False) is True
+
     def modes(self, agent: Agent, conversation: str | None) -> dict[str, Mode]:
         """The mode of each domain in the agent's `[apps]`, in registry order. Reads the
         conversation's elevations (over Redis, a round trip): call it off the event loop."""

@@ -127,29 +127,43 @@ def serve(
         typer.Option(help="Loopback only: requests without a token act as this agent (FACADE_ANONYMOUS_AGENT).", show_default=False),
     ] = None,
     demo: Demo = False,
+    workers: Annotated[
+        int, typer.Option(help="Worker processes on the one port; more than 1 needs FACADE_REDIS_URL, which they share.")
+    ] = 1,
 ) -> None:
     """Serve MCP over streamable HTTP at /mcp, plus /healthz."""
+    import socket
+
     import uvicorn
 
     from facade.cli.listen import announce, bind
-    from facade.serving.service import prepare_database, require_services
+    from facade.cli.workers import check_workers, run_workers
+    from facade.serving.service import Service, prepare_database, require_services
     from facade.logs import configure_logging
     from facade.web.app import build_app
 
     settings = _deployment(demo, host=host, port=port, anonymous_agent=anonymous_agent)
+    check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
     require_services(service)
     sock = bind(settings.host, settings.port)
     prepare_database(service)
     announce(service, sock)
-    # log_config=None: uvicorn keeps the handler configure_logging installed (its own would print
-    # plain text); its access log is replaced by facade/web/requests.py's line.
-    config = uvicorn.Config(build_app(service), log_config=None, access_log=False, lifespan="on")
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # Ctrl-C after a clean shutdown is a normal end, as in uvicorn.run
-        pass
+
+    def run(service: Service, sockets: list[socket.socket]) -> None:
+        # log_config=None: uvicorn keeps the handler configure_logging installed (its own would
+        # print plain text); its access log is replaced by facade/web/requests.py's line.
+        config = uvicorn.Config(build_app(service), log_config=None, access_log=False, lifespan="on")
+        try:
+            uvicorn.Server(config).run(sockets=sockets)
+        except KeyboardInterrupt:  # Ctrl-C after a clean shutdown is a normal end, as in uvicorn.run
+            pass
+
+    if workers == 1:
+        run(service, [sock])
+        return
+    raise typer.Exit(run_workers(service, sock, workers, run))
 
 
 @app.command("settings")

@@ -57,7 +57,7 @@ class Gate:
             if self.book.anonymous_agent is not None:
                 await self.app(scope, receive, send)
                 return
-            body, receive = await _read(receive)
+            body, receive = await read_body(receive)
             if _carries_agent_token(body):
                 await self.app(scope, receive, send)
                 return
@@ -85,7 +85,7 @@ class Gate:
         await refuse(send, 401, message + "; nothing was run", headers=[(b"www-authenticate", www)])
 
 
-async def _read(receive: Receive) -> tuple[bytes, Receive]:
+async def read_body(receive: Receive) -> tuple[bytes, Receive]:
     """The whole request body (BodyLimit, outside, has bounded it), and a `receive` that replays it."""
     body = bytearray()
     while True:

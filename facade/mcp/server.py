@@ -10,11 +10,15 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp_types import SERVER_INFO_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 import structlog
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
+from mcp.server.runner import ServerRunner
+from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
@@ -25,10 +29,11 @@ from facade.serving.metrics import RUNTIME, Metrics
 from facade.serving.outcomes import Outcome
 from facade.serving.service import Service
 from facade.errors import IdentityError
-from facade.kit.asking import asking
-from facade.kit.progress import reporting
+from facade.kit.asking import Asker, asking
+from facade.kit.progress import Reporter, reporting
 from facade.mcp import resources
 from facade.mcp.content import to_block
+from facade.mcp.direct import Handshakes, RunCall
 from facade.mcp.elicitation import asker_for, input_required
 from facade.mcp.fanout import Fanout
 from facade.mcp.progress import reporter_for
@@ -102,6 +107,20 @@ class ServeListing:
         return {**result, "tools": wire.tools}  # stdio
 
 
+class NoteSessions:
+    """Server middleware: each handshake-era request notes its session's connection, for the
+    direct call path (facade/mcp/direct.py) to find."""
+
+    def __init__(self, handshakes: Handshakes) -> None:
+        self.handshakes = handshakes
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        connection = ctx.session._connection  # noqa: SLF001 - SDK exposes no accessor
+        if connection.session_id is not None:
+            self.handshakes.note(connection.session_id, connection, ctx.session)
+        return await call_next(ctx)
+
+
 class FacadeServer(Server[Any]):
     """Advertises `tools.listChanged` on the handshake era too: elevations change the list."""
 
@@ -111,10 +130,13 @@ class FacadeServer(Server[Any]):
         return super().create_initialization_options(*args, **kwargs)
 
 
-def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | None = None) -> Server[Any]:
+def build_mcp_server(
+    service: Service, fanout: Fanout, *, fixed_agent: str | None = None, handshakes: Handshakes | None = None
+) -> Server[Any]:
     """The server for `service`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
-    conversation's sessions so that an elevation reaches them as `list_changed`."""
+    conversation's sessions so that an elevation reaches them as `list_changed`; `handshakes`,
+    when given, each handshake-era session's connection (for the direct call path)."""
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
 
     def transport(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
@@ -155,8 +177,7 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         return served
 
     def remember(ctx: ServerRequestContext[Any], session_id: str | None, agent: str | None, conversation: str | None) -> None:
-        if agent is not None and conversation is not None and session_id is not None:
-            fanout.remember((agent, conversation), session_id, ctx.session)
+        _remember(fanout, ctx.session, session_id, agent, conversation)
 
     async def listen(ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
         agent_name, conversation, _ = lister(ctx)
@@ -170,19 +191,17 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
         bearer, header, session_id = transport(ctx)
         # The call's progress and its questions to the user reach its client through these
         # (facade/mcp/progress.py, elicitation.py); the handler's worker thread inherits them.
+        request = CallRequest(
+            name=params.name,
+            arguments=params.arguments,
+            bearer=bearer,
+            conversation_header=header,
+            meta=_meta(ctx),
+            session_id=session_id,
+            fixed_agent=fixed_agent,
+        )
         async with reporter_for(ctx) as reporter:
-            with reporting(reporter), asking(asker_for(ctx, params)):
-                outcome = await service.calls.run(
-                    CallRequest(
-                        name=params.name,
-                        arguments=params.arguments,
-                        bearer=bearer,
-                        conversation_header=header,
-                        meta=_meta(ctx),
-                        session_id=session_id,
-                        fixed_agent=fixed_agent,
-                    )
-                )
+            outcome = await run_call(service, request, reporter, asker_for(ctx, params))
         remember(ctx, session_id, outcome.agent, outcome.conversation)
         if outcome.question is not None:
             return input_required(outcome.question, outcome.state)
@@ -210,7 +229,58 @@ def build_mcp_server(service: Service, fanout: Fanout, *, fixed_agent: str | Non
     resources.install(server, service, whose, fanout)
     # Innermost, inside the SDK's own middleware; the log context wraps the listing's line.
     server.middleware += [LogContext(), ServeListing(service.metrics)]
+    if handshakes is not None:
+        server.middleware.append(NoteSessions(handshakes))
     return server
+
+
+async def run_call(service: Service, request: CallRequest, reporter: Reporter | None, asker: Asker) -> Outcome:
+    """One call, under the progress reporter and the asker its transport gives it (a worker
+    thread running the handler inherits both): the one way both call paths run a call."""
+    with reporting(reporter), asking(asker):
+        return await service.calls.run(request)
+
+
+def _remember(fanout: Fanout, session: ServerSession, session_id: str | None, agent: str | None, conversation: str | None) -> None:
+    if agent is not None and conversation is not None and session_id is not None:
+        fanout.remember((agent, conversation), session_id, session)
+
+
+def direct_caller(service: Service, fanout: Fanout, server: Server[Any]) -> RunCall:
+    """How the direct path (facade/mcp/direct.py) runs a call: as `call_tool` does, its result
+    shaped as the SDK's pipeline shapes `to_result`'s for the era (`wire_result`)."""
+    runner = ServerRunner(server, connection=None, lifespan_state=None)  # type: ignore[arg-type] - only its serializer
+    stamp = server.server_info_stamp
+
+    async def call(request: CallRequest, asker: Asker, session: ServerSession | None, era: str) -> dict[str, Any]:
+        outcome = await run_call(service, request, None, asker)
+        if session is not None:
+            _remember(fanout, session, request.session_id, outcome.agent, outcome.conversation)
+        fast = wire_result(outcome, era, stamp)
+        if fast is not None:
+            return fast
+        result = input_required(outcome.question, outcome.state) if outcome.question is not None else to_result(outcome)
+        return runner._serialize("tools/call", era, result)  # noqa: SLF001 - the SDK's own shaping, mcp 2.3.x
+
+    return call
+
+
+def wire_result(outcome: Outcome, era: str, server_info: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`to_result(outcome)` as the SDK puts it on the wire for `era` (its key order included),
+    without the models' round trips; None for the shapes left to the SDK (content blocks, input
+    requests). tests/mcp/test_direct.py holds the two to the same JSON."""
+    if outcome.question is not None or (outcome.ok and outcome.blocks):
+        return None
+    text = compact_json(outcome.data or {}) if outcome.ok else (outcome.error or "error")
+    result: dict[str, Any] = {"content": [{"text": text, "type": "text"}], "isError": not outcome.ok}
+    modern = era in MODERN_PROTOCOL_VERSIONS
+    if modern:
+        result["resultType"] = "complete"
+    if outcome.ok:
+        result["structuredContent"] = outcome.data or {}
+    if modern:
+        result["_meta"] = {SERVER_INFO_META_KEY: server_info}
+    return result
 
 
 def to_result(outcome: Outcome) -> types.CallToolResult:

@@ -76,6 +76,10 @@ class SessionManager(StreamableHTTPSessionManager):
     def open_sessions(self) -> int:
         return len(self._server_instances)
 
+    def held_transport(self, session_id: str) -> StreamableHTTPServerTransport | None:
+        """The transport of a session this replica holds (None for any other)."""
+        return self._server_instances.get(session_id)
+
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
         if MCP_SESSION_ID_HEADER.encode() in headers:

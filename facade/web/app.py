@@ -25,7 +25,8 @@ from facade.mcp.fanout import Fanout
 from facade.mcp.gate import Gate
 from facade.mcp.forward import Forward
 from facade.mcp.replicas import Replica
-from facade.mcp.server import build_mcp_server
+from facade.mcp.direct import Direct, Handshakes, approval_1_names
+from facade.mcp.server import build_mcp_server, direct_caller
 from facade.mcp.sessions import SessionLimits, SessionManager
 from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, starlette_routes
@@ -48,22 +49,32 @@ LOOPBACK_SECURITY = TransportSecuritySettings(
 def build_app(service: Service) -> Starlette:
     settings = service.settings
     fanout = Fanout()
-    server = build_mcp_server(service, fanout)
+    handshakes = Handshakes()
+    server = build_mcp_server(service, fanout, handshakes=handshakes)
     # With Redis there may be other replicas: sessions are minted with this one's id, and a
     # request for a session another replica holds is forwarded there (facade/mcp/replicas.py).
     replica = _replica(settings.effective_replica_url, settings.redis_url) if settings.redis_url else None
+    # On loopback a browser page must not reach the server through a rebound DNS name.
+    security = LOOPBACK_SECURITY if settings.on_loopback else None
     manager = SessionManager(
         server,
         limits=SessionLimits(max_per_token=settings.max_sessions_per_token, idle_seconds=settings.session_idle_seconds),
-        on_end=fanout.forget,
+        on_end=lambda session_id: (fanout.forget(session_id), handshakes.forget(session_id)),
         replica_id=replica.id if replica is not None else None,
-        # On loopback a browser page must not reach the server through a rebound DNS name.
-        security_settings=LOOPBACK_SECURITY if settings.on_loopback else None,
+        security_settings=security,
         # BodyLimit answers first with a message that says what to change; this is a backstop.
         max_request_body_size=settings.max_body_bytes + 1,
     )
     service.metrics.sessions_open.set_function(lambda: manager.open_sessions)
-    mcp_app = Splice(StreamableHTTPASGIApp(manager))
+    # Well-formed tools/call POSTs are answered directly; the rest by the SDK (facade/mcp/direct.py).
+    mcp_app = Direct(
+        Splice(StreamableHTTPASGIApp(manager)),
+        direct_caller(service, fanout, server),
+        handshakes,
+        manager.held_transport,
+        approval_1_names(service.registry),
+        security,
+    )
     forward = Forward(mcp_app, replica) if replica is not None else None
     gate = Gate(forward or mcp_app, service.token_book, metadata_url_for(settings))
 

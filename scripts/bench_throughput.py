@@ -1,0 +1,384 @@
+"""The throughput benchmark: `tools/call` under concurrent load, facade against the official SDK's
+`MCPServer`, FastMCP and a floor, in one run, over loopback.
+
+Sides, each a subprocess on the same freshly migrated and seeded SQLite database:
+- `facade`: `facade serve --demo` (`--workers N` adds workers, on Redis: `--redis-url`);
+- `mcpserver`: scripts/baseline.py's `MCPServer` serving the same capabilities in uvicorn
+  (scripts/benchkit.py builds it, as for bench_serve.py);
+- `fastmcp`: FastMCP serving them the same way, when a Python with `fastmcp` is given
+  (`--fastmcp-python`; it needs the facade installed beside it) or this one has it; else
+  skipped with a note;
+- `floor`: a bare Starlette app in uvicorn that answers every call with the facade's own
+  response bytes for it, captured at the start of the run: what HTTP, the server and this
+  client cost without any MCP work.
+
+Calls: `files.stat` and `projects.project_get`, sent as the agent `atlas` (its bearer token; the
+baseline servers, which know no agents, get the identity as arguments), in both eras: 2026-07-28
+(self-contained POSTs with the routing headers) and 2025-11-25 (a session per client, opened
+before the block, then POSTs in it). For each block `clients` concurrent clients share one
+HTTP connection pool and send calls back to back for `seconds`; calls/s, p50 and p99 are the
+clients' view, CPU per call is the server's (its process and children, psutil) over the block.
+Blocks alternate side by side within each round, their order reversed every round, so a busy
+machine hurts every side alike; only ratios within one run count.
+
+    python scripts/bench_throughput.py                 # full: 2 rounds of 3 s blocks
+    python scripts/bench_throughput.py --short         # CI: < 60 s
+    python scripts/bench_throughput.py --workers 2 --redis-url redis://127.0.0.1:6379/9
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchkit import (  # noqa: E402
+    DEV,
+    ERAS,
+    LEGACY,
+    MODERN,
+    LoopbackServer,
+    baseline_server,
+    failure,
+    fresh_workdir,
+    legacy_body,
+    legacy_open_async,
+    modern_body,
+    modern_headers,
+    percentile,
+)
+
+AGENT = "atlas"
+CONVERSATION = "bench-throughput"
+CALLS = {"files.stat": {"path": "/"}, "projects.project_get": {"project_id": 1}}
+CLIENTS = (16, 64)
+CALLS_TARGET = 4.0  # facade calls/s over MCPServer's (issue 17)
+FLOOR_TARGET = 3.0  # facade p50 over the floor's plus the handler's own time
+
+
+@dataclass
+class Plan:
+    rounds: int
+    seconds: float
+
+
+PLANS = {"short": Plan(rounds=1, seconds=0.5), "full": Plan(rounds=2, seconds=3.0)}
+
+
+@dataclass
+class Side:
+    served: LoopbackServer
+    identity_in_arguments: bool  # the baselines know no agents: the identity rides the arguments
+
+    @property
+    def name(self) -> str:
+        return self.served.name
+
+    @property
+    def auth(self) -> dict[str, str]:
+        if self.identity_in_arguments:
+            return {}
+        return {"Authorization": f"Bearer {DEV[AGENT]}", "X-Conversation-Id": CONVERSATION}
+
+    def request(self, era: str, tool: str, session: dict[str, str] | None) -> tuple[bytes, dict[str, str]]:
+        arguments: dict[str, Any] = dict(CALLS[tool])
+        if self.identity_in_arguments:  # baseline.py's signature: the model as `args`, identity beside it
+            arguments = {"args": arguments, "auth_token": DEV[AGENT], "conversation_id": CONVERSATION}
+        params = {"name": tool, "arguments": arguments}
+        if era == MODERN:
+            return modern_body("tools/call", params), {**modern_headers("tools/call", tool), **self.auth}
+        assert session is not None
+        return legacy_body("tools/call", params), session
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the server process and its children (uvicorn workers) so far."""
+        root = psutil.Process(self.served.pid)
+        total = 0.0
+        for proc in [root, *root.children(recursive=True)]:
+            try:
+                times = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+        return total
+
+
+@dataclass
+class Block:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    cpu: float = 0.0
+
+    def add(self, other: Block) -> None:
+        self.latencies += other.latencies
+        self.errors += other.errors
+        self.elapsed += other.elapsed
+        self.cpu += other.cpu
+
+    def row(self) -> dict[str, Any]:
+        ms = [x * 1000 for x in self.latencies]
+        n = len(ms)
+        return {
+            "calls": n,
+            "calls_per_s": n / self.elapsed if self.elapsed else 0.0,
+            "p50_ms": percentile(ms, 50),
+            "p99_ms": percentile(ms, 99),
+            "cpu_ms_per_call": self.cpu * 1000 / n if n else float("nan"),
+            "errors": len(self.errors),
+        }
+
+
+async def block(side: Side, era: str, tool: str, clients: int, seconds: float) -> Block:
+    """`clients` concurrent clients on one pool, calling back to back for `seconds`."""
+    out = Block()
+    limits = httpx2.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx2.AsyncClient(timeout=120, limits=limits) as client:
+        url = side.served.url
+        sessions = (
+            list(await asyncio.gather(*(legacy_open_async(client, url, side.auth) for _ in range(clients))))
+            if era == LEGACY
+            else [None] * clients
+        )
+        for session in sessions[:1]:  # one untimed call: a view's first use is not throughput
+            body, headers = side.request(era, tool, session)
+            await client.post(url, content=body, headers=headers)
+        stop = 0.0
+
+        async def one_client(session: dict[str, str] | None) -> None:
+            body, headers = side.request(era, tool, session)
+            while time.perf_counter() < stop:
+                started = time.perf_counter()
+                try:
+                    response = await client.post(url, content=body, headers=headers)
+                except httpx2.HTTPError as exc:
+                    out.errors.append(f"{type(exc).__name__}: {exc}")
+                    continue
+                out.latencies.append(time.perf_counter() - started)
+                if (why := failure(response)) is not None:
+                    out.errors.append(why)
+
+        cpu_before = side.cpu_seconds()
+        started = time.perf_counter()
+        stop = started + seconds
+        await asyncio.gather(*(one_client(s) for s in sessions))
+        out.elapsed = time.perf_counter() - started
+        out.cpu = side.cpu_seconds() - cpu_before
+        await asyncio.gather(*(client.delete(url, headers=s) for s in sessions if s is not None))
+    return out
+
+
+# --- the floor ----------------------------------------------------------------------------------
+
+
+def capture(side: Side) -> dict[str, Any]:
+    """The facade's own answers: each call in each era, and the handshake's, as raw bytes and the
+    headers that say what they are; what the floor replays."""
+
+    async def run() -> dict[str, Any]:
+        async with httpx2.AsyncClient(timeout=60) as client:
+            url = side.served.url
+            session = await legacy_open_async(client, url, side.auth)
+            found: dict[str, Any] = {}
+            for era in ERAS:
+                for tool in CALLS:
+                    body, headers = side.request(era, tool, session if era == LEGACY else None)
+                    response = await client.post(url, content=body, headers=headers)
+                    if (why := failure(response)) is not None:
+                        raise RuntimeError(f"facade answered {tool} ({era}) with {why}")
+                    found[f"{era} {tool}"] = {
+                        "type": response.headers["content-type"],
+                        "body": base64.b64encode(response.content).decode(),
+                    }
+            await client.delete(url, headers=session)
+            return found
+
+    return asyncio.run(run())
+
+
+def serve_floor(port: int, answers_file: Path) -> None:
+    """A bare Starlette app answering with the captured bytes: the era from the session header,
+    the tool from the body (parsed, as any server must)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    answers = {
+        key: (base64.b64decode(a["body"]), a["type"]) for key, a in json.loads(answers_file.read_text()).items()
+    }
+    session_headers = {"mcp-session-id": "floor", "content-type": "application/json"}
+    initialized = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": LEGACY, "capabilities": {},
+                                                                    "serverInfo": {"name": "floor", "version": "1"}}})
+
+    async def mcp(request: Request) -> Response:
+        if request.method != "POST":
+            return Response(status_code=200)
+        message = json.loads(await request.body())
+        method = message.get("method")
+        if method == "initialize":
+            return Response(initialized, headers=session_headers)
+        if "id" not in message:
+            return Response(status_code=202)
+        era = LEGACY if "mcp-session-id" in request.headers else MODERN
+        body, media = answers[f"{era} {message['params']['name']}"]
+        return Response(body, media_type=media)
+
+    app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def floor_server(workdir: Path, answers_file: Path) -> LoopbackServer:
+    argv = [sys.executable, str(Path(__file__).resolve()), "floor", "--answers", str(answers_file)]
+    return LoopbackServer(workdir, name="floor", argv=argv, health="/mcp")
+
+
+# --- FastMCP ------------------------------------------------------------------------------------
+
+
+def fastmcp_python(given: str | None) -> tuple[str | None, str]:
+    """A Python that can serve FastMCP, or None and why not."""
+    if given:
+        check = subprocess.run([given, "-c", "import fastmcp, facade; print(fastmcp.__version__)"], capture_output=True, text=True)
+        if check.returncode == 0:
+            return given, f"fastmcp {check.stdout.strip()} ({given})"
+        return None, f"FastMCP skipped: {given} cannot import fastmcp and facade ({check.stderr.strip().splitlines()[-1:]})"
+    if importlib.util.find_spec("fastmcp") is not None:
+        return sys.executable, "fastmcp (this Python)"
+    return None, ("FastMCP skipped: not installed here (its dependencies differ from the facade's pins); "
+                  "give --fastmcp-python PY, a Python with `fastmcp` and this repository installed")
+
+
+def fastmcp_server(workdir: Path, python: str) -> LoopbackServer:
+    argv = [python, str(Path(__file__).resolve().parent / "benchkit.py"), "fastmcp"]
+    return LoopbackServer(workdir, name="fastmcp", argv=argv, health="/mcp")
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def facade_side(workdir: Path, workers: int, redis_url: str | None) -> LoopbackServer:
+    argv = [sys.executable, "-m", "facade.cli", "serve", "--demo", *(["--workers", str(workers)] if workers > 1 else [])]
+    env = {"FACADE_REDIS_URL": redis_url} if redis_url else {}
+    return LoopbackServer(workdir, env=env, argv=argv)
+
+
+def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool) -> dict[str, Any]:
+    workdir = fresh_workdir("bench-throughput-")
+    facade = facade_side(workdir, workers, redis_url).launch()  # migrates and seeds the database
+    servers = [facade, baseline_server(workdir).launch()]  # the baselines open it on their first call
+    python, fastmcp_note = fastmcp_python(fastmcp)
+    if python is not None and short:
+        python, fastmcp_note = None, "FastMCP: full runs only (its 2026-07-28 calls took ~240 ms CPU each, 2026-12)"
+    if python is not None:
+        servers.append(fastmcp_server(workdir, python).launch())
+    sides = [Side(facade, identity_in_arguments=False)]
+    try:
+        facade.wait()
+        answers = workdir / "floor-answers.json"
+        answers.write_text(json.dumps(capture(sides[0])))
+        servers.append(floor_server(workdir, answers).launch())
+        for server in servers[1:]:
+            server.wait()
+            sides.append(Side(server, identity_in_arguments=server.name in ("baseline", "fastmcp")))
+        results: dict[tuple[str, str, int, str], Block] = {}
+        for round_no in range(plan.rounds):
+            for era in ERAS:
+                for tool in CALLS:
+                    for clients in CLIENTS:
+                        order = sides if round_no % 2 == 0 else sides[::-1]
+                        for side in order:
+                            measured = asyncio.run(block(side, era, tool, clients, plan.seconds))
+                            results.setdefault((era, tool, clients, side.name), Block()).add(measured)
+    finally:
+        for server in servers:
+            server.stop()
+    rows = [{"era": era, "tool": tool, "clients": clients, "side": name, **b.row()}
+            for (era, tool, clients, name), b in results.items()]
+    first_errors = [e for b in results.values() for e in b.errors][:5]
+    return {"plan": plan.__dict__, "workers": workers, "fastmcp": fastmcp_note, "rows": rows,
+            "handler_p50_ms": handler_times(workdir), "first_errors": first_errors, "workdir": str(workdir)}
+
+
+def handler_times(workdir: Path) -> dict[str, float]:
+    """p50 ms of each call's handler alone (bench_serve.py's measure), on this run's database."""
+    from bench_serve import handler_alone
+
+    os.environ.pop("FACADE_REDIS_URL", None)
+    return {tool: handler_alone(workdir, tool, 200) * 1000 for tool in CALLS}
+
+
+SIDE_NAMES = {"facade": "facade", "baseline": "MCPServer", "fastmcp": "FastMCP", "floor": "floor"}
+
+
+def print_report(report: dict[str, Any], command: str) -> None:
+    print(f"$ {command}")
+    print(f"workers={report['workers']}  rounds={report['plan']['rounds']}  block={report['plan']['seconds']} s  "
+          f"{report['fastmcp']}  handler alone p50: "
+          + ", ".join(f"{k} {v:.2f} ms" for k, v in report["handler_p50_ms"].items()))
+    head = (f"{'era':<11} {'call':<21} {'clients':>7} {'side':<10} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'CPU ms/call':>11} {'vs MCPServer':>12} {'p50/(floor+h)':>13} {'err':>4}")
+    print(head)
+    print("-" * len(head))
+    by = {(r["era"], r["tool"], r["clients"], r["side"]): r for r in report["rows"]}
+    order = list(SIDE_NAMES)
+    for r in sorted(report["rows"], key=lambda r: (r["era"], r["tool"], r["clients"], order.index(r["side"]))):
+        base = by.get((r["era"], r["tool"], r["clients"], "baseline"))
+        floor = by.get((r["era"], r["tool"], r["clients"], "floor"))
+        speed = f"{r['calls_per_s'] / base['calls_per_s']:.2f}x" if base and base["calls_per_s"] else "-"
+        handler = report["handler_p50_ms"][r["tool"]]
+        vs_floor = f"{r['p50_ms'] / (floor['p50_ms'] + handler):.2f}" if floor and r["side"] != "floor" else "-"
+        print(f"{r['era']:<11} {r['tool']:<21} {r['clients']:>7} {SIDE_NAMES[r['side']]:<10} {r['calls_per_s']:>8.0f} "
+              f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.1f} {r['cpu_ms_per_call']:>11.2f} {speed:>12} {vs_floor:>13} {r['errors']:>4}")
+    facade_rows = [r for r in report["rows"] if r["side"] == "facade"]
+    speedups = [r["calls_per_s"] / by[r["era"], r["tool"], r["clients"], "baseline"]["calls_per_s"] for r in facade_rows]
+    print(f"\nfacade calls/s over MCPServer's: {min(speedups):.2f}x..{max(speedups):.2f}x "
+          f"(target >= {CALLS_TARGET}x: {'MET' if min(speedups) >= CALLS_TARGET else 'NOT MET'})")
+    if report["first_errors"]:
+        print("first errors:", *report["first_errors"], sep="\n  ")
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["floor"]:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("floor")
+        parser.add_argument("--answers", type=Path, required=True)
+        parser.add_argument("--port", type=int, required=True)
+        floor_args = parser.parse_args()
+        serve_floor(floor_args.port, floor_args.answers)
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--short", action="store_true", help="one round of short blocks, for CI (< 60 s)")
+    parser.add_argument("--workers", type=int, default=1, help="facade serve --workers N (N > 1 needs --redis-url)")
+    parser.add_argument("--redis-url", help="FACADE_REDIS_URL for the facade, e.g. redis://127.0.0.1:6379/9")
+    parser.add_argument("--fastmcp-python", help="a Python with fastmcp and this repository installed")
+    parser.add_argument("--json", type=Path, help="also write the report here")
+    args = parser.parse_args()
+    if args.workers > 1 and not args.redis_url:
+        parser.error("--workers > 1 shares its state through Redis: give --redis-url redis://127.0.0.1:6379/<db>")
+    plan = PLANS["short" if args.short else "full"]
+    report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short)
+    print_report(report, "python scripts/bench_throughput.py " + " ".join(sys.argv[1:]))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 1 if sum(r["errors"] for r in report["rows"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
