@@ -35,7 +35,8 @@ THRESHOLDS = (50_000, 20, 20)
 def steady_collector(metrics: Metrics) -> Iterator[None]:
     """Freeze what start-up built, tune the collector, and time every collection; undone when
     the block ends (a test builds many services in one process)."""
-    gc.collect()  # start-up's own garbage, once, before the rest is frozen
+    # No collection first: start-up leaves ~1,600 objects of garbage among 375,000 (measured
+    # 2026-12-02), not worth the 0.2-0.3 s of CPU a full collection costs before the first answer.
     gc.freeze()
     before = gc.get_threshold()
     gc.set_threshold(*THRESHOLDS)
