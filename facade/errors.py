@@ -79,3 +79,9 @@ class TimedOut(DomainError):
     stopped at a safe point; what it had not done, it did not do."""
 
     kind = "timed out"
+
+
+class InvalidToken(Exception):
+    """A token this server will not accept; the message says why, without the token. Here, not
+    in facade/access/oauth.py, so that a server without OAuth never imports joserfc and httpx2
+    (~0.1 s of every start-up, measured 2026-12-02)."""

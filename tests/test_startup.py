@@ -18,8 +18,9 @@ import facade.serving.service as service_module
 from facade.settings import DEMO_AGENTS, Settings
 from tests.support import workdir_env
 
-# Each was imported by some domain module at start-up (0.05-0.6 s apiece on 2 busy cores).
-DEFERRED = ("openpyxl", "fpdf", "pypdf", "docx", "icalendar", "dns", "redis", "numpy")
+# Each was imported by some domain module at start-up (0.05-0.6 s apiece on 2 busy cores);
+# joserfc only serves OAuth, alembic only a database that is not at head (issue 17).
+DEFERRED = ("openpyxl", "fpdf", "pypdf", "docx", "icalendar", "dns", "redis", "numpy", "joserfc", "alembic")
 
 BUILD_THE_SERVER = """
 import json, sys
@@ -86,3 +87,36 @@ def test_the_collector_rests_while_the_service_is_built(tmp_path: Path, monkeypa
     assert len(service.registry) > 400
     assert collections == []
     assert gc.isenabled()  # and back on afterwards
+
+
+PREPARE = """
+import sys
+from facade.serving.service import build_service, prepare_database
+prepare_database(build_service())
+print("alembic" in sys.modules)
+"""
+
+
+def test_a_database_at_head_is_prepared_without_alembic(tmp_path: Path) -> None:
+    env = {**workdir_env(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def prepare() -> bool:
+        done = subprocess.run([sys.executable, "-c", PREPARE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout.split()[-1] == "True"
+
+    assert prepare()  # the first start migrates, with Alembic
+    assert not prepare()  # the next finds the database at head without it
+
+
+def test_the_declared_heads_are_alembics(tmp_path: Path) -> None:
+    from alembic.script import ScriptDirectory
+
+    from facade.catalogue.discovery import discover
+    from facade.serving import migrate
+
+    registry = discover()
+    heads = set(ScriptDirectory.from_config(migrate.alembic_config(registry)).get_heads())
+    assert migrate.declared_heads(migrate.version_locations(registry)) == heads
+    (tmp_path / "later.py").write_text('revision = "later"\ndown_revision = compute()\n')
+    assert migrate.declared_heads([*migrate.version_locations(registry), tmp_path]) is None  # Alembic decides

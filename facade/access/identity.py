@@ -12,11 +12,13 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from facade.catalogue.agents import DEV_TOKEN_PREFIX, Agent
-from facade.access.oauth import InvalidToken, JwtVerifier
-from facade.errors import ConfigError, IdentityError
+from facade.errors import ConfigError, IdentityError, InvalidToken
+
+if TYPE_CHECKING:
+    from facade.access.oauth import JwtVerifier
 
 PrincipalKind = Literal["agent", "runtime", "operator"]
 DEV_RUNTIME_TOKEN = f"{DEV_TOKEN_PREFIX}runtime"

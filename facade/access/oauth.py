@@ -34,7 +34,7 @@ from joserfc.errors import (
 )
 from joserfc.jwk import KeySet
 
-from facade.errors import Unavailable
+from facade.errors import InvalidToken, Unavailable
 
 log = structlog.get_logger("facade.access.oauth")
 
@@ -45,10 +45,6 @@ LEEWAY_SECONDS = 30  # clock skew between this server and the issuer, for exp, n
 KEYS_MAX_AGE_SECONDS = 3600  # kept keys are fetched again after this, so a withdrawn key stops working
 FETCH_TIMEOUT_SECONDS = 10
 CLIENT_CLAIM_FALLBACK = {"client_id": "azp"}  # OpenID Connect names the client `azp`
-
-
-class InvalidToken(Exception):
-    """A token this server will not accept; the message says why, without the token."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,31 +9,48 @@ the hash in the trace is the hash of the array the client received, not of a loo
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 from mcp_types import LATEST_PROTOCOL_VERSION
 from mcp_types import methods as wire_methods
 
+from facade.catalogue.announced import announced_tools
 from facade.catalogue.disclosure import DEFERRED_META_KEY
+from facade.catalogue.registry import Registry
 from facade.kit.capability import Capability
 from facade.catalogue.schema import announced_tool, compact_json
 
 
-@dataclass(frozen=True, slots=True)
 class Wire:
-    """The tools array exactly as one protocol era puts it on the wire: its serialized form and
-    its compact JSON, as text and as the UTF-8 bytes `tools/list` answers with (both shared
-    read-only by every response of this view), with size and hash."""
+    """The tools array exactly as one protocol era puts it on the wire: its compact JSON as the
+    UTF-8 bytes `tools/list` answers with (shared read-only by every response of this view), with
+    size and hash. The text and the parsed array (stdio answers with it; the budget reads it)
+    are derived from the bytes on first use: kept for every view and era of a server that never
+    asks for them, they were ~2 KiB per tool (measured 2026-12-02)."""
 
-    tools: list[dict[str, Any]] = field(compare=False, repr=False)
-    json: str
-    encoded: bytes = field(compare=False, repr=False)
-    bytes: int
-    sha256: str
+    __slots__ = ("encoded", "bytes", "sha256", "_tools")
+
+    def __init__(self, encoded: bytes) -> None:
+        self.encoded = encoded
+        self.bytes = len(encoded)
+        self.sha256 = hashlib.sha256(encoded).hexdigest()
+        self._tools: list[dict[str, Any]] | None = None
+
+    @property
+    def json(self) -> str:
+        return self.encoded.decode("utf-8")
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        if self._tools is None:
+            self._tools = json.loads(self.encoded)
+        return self._tools
 
 
 @dataclass(frozen=True)
@@ -53,10 +70,8 @@ class Served:
                 dumped = wire_methods.serialize_server_result("tools/list", era, dumped)
             except (KeyError, ValueError):  # an era the SDK has no surface for: its model dump
                 pass
-            text = compact_json(dumped["tools"])
-            data = text.encode("utf-8")
-            cached = Wire(dumped["tools"], text, data, len(data), hashlib.sha256(data).hexdigest())
-            self._wires[era] = cached
+            data = compact_json(dumped["tools"]).encode("utf-8")
+            cached = self._wires[era] = Wire(data)
         return cached
 
     @property
@@ -74,13 +89,19 @@ class Served:
 
 class ServedCatalogues:
     """Announced tools per capability and per view, cached: the registry does not change while
-    a server runs, so neither do these."""
+    a server runs, so neither do these. With a `cache` folder the announced tools are kept there
+    between starts (facade/catalogue/announced.py)."""
 
-    def __init__(self, capabilities: Iterable[Capability]) -> None:
-        self._tools = {c.name: announced_tool(c) for c in capabilities}
+    def __init__(self, capabilities: Iterable[Capability], cache: Path | None = None) -> None:
+        listed = list(capabilities)
+        self._tools = dict(zip((c.name for c in listed), announced_tools(listed, announced_tool, cache), strict=True))
         # A capability with a wire name is also found by it (what `tools/call` carries).
         self._tools.update({t["name"]: t for t in list(self._tools.values())})
         self._views: dict[tuple[tuple[str, ...], frozenset[str]], Served] = {}
+        # The same collection served again (the registry for every runtime listing, a view's
+        # tools) is found by its identity, in O(1): rebuilding its names to find it was O(tools)
+        # on every request. The collection is kept, so that its id is never reused.
+        self._seen: dict[tuple[int, int, frozenset[str]], tuple[object, Served]] = {}
         self._lock = threading.Lock()
 
     def tool(self, name: str) -> dict[str, Any]:
@@ -88,7 +109,14 @@ class ServedCatalogues:
 
     def serve(self, capabilities: Iterable[Capability], deferred: frozenset[str] = frozenset()) -> Served:
         """The announced tools of `capabilities`, those named in `deferred` marked so in their
-        `_meta` (facade/catalogue/disclosure.py)."""
+        `_meta` (facade/catalogue/disclosure.py). A registry or tuple served before is found by
+        identity and length (neither changes while a server runs)."""
+        stable = isinstance(capabilities, tuple | Registry)
+        if stable:
+            identity = (id(capabilities), len(capabilities), deferred)  # type: ignore[arg-type]
+            seen = self._seen.get(identity)
+            if seen is not None and seen[0] is capabilities:
+                return seen[1]
         names = tuple(c.name for c in capabilities)
         key = (names, deferred)
         served = self._views.get(key)
@@ -96,6 +124,9 @@ class ServedCatalogues:
             served = Served(names, tuple(self._marked(n) if n in deferred else self._tools[n] for n in names))
             with self._lock:
                 served = self._views.setdefault(key, served)
+        if stable:
+            with self._lock:
+                self._seen[identity] = (capabilities, served)
         return served
 
     def _marked(self, name: str) -> dict[str, Any]:

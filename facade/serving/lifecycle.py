@@ -10,7 +10,6 @@ whose time has passed. When it ends, the served-catalogue trace is closed.
 from __future__ import annotations
 
 import contextlib
-import gc
 from collections.abc import AsyncIterator
 from typing import Protocol
 
@@ -18,6 +17,7 @@ import anyio
 import structlog
 
 from facade.serving.conversations import sweep
+from facade.serving.pauses import probe_loop, steady_collector
 from facade.serving.service import Service
 
 log = structlog.get_logger("facade.serving.lifecycle")
@@ -35,24 +35,23 @@ class ChangeSink(Protocol):
 
 @contextlib.asynccontextmanager
 async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
-    # What start-up built (the registry, its schemas, the announced tools: ~375,000 objects)
-    # lives as long as the process, and a full collection walked all of it with the event loop
-    # stopped: 0.9-1.2 s measured 2026-12-01 on 2 busy cores. Frozen, a collection walks only
-    # what came after.
-    gc.freeze()
-    # Sync handlers, the health check and the sweeper share anyio's default limiter.
-    anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
-    sink.start()
-    unsubscribe = service.changes.subscribe(sink.changed)
-    try:
-        async with anyio.create_task_group() as background:
-            background.start_soon(sweep_forever, service)
-            background.start_soon(service.changes.run)
-            yield
-            background.cancel_scope.cancel()
-    finally:
-        unsubscribe()
-        service.trace.close()
+    # What start-up built lives as long as the process: frozen, and the collector tuned, so that
+    # no full collection walks it with the event loop stopped (facade/serving/pauses.py).
+    with steady_collector(service.metrics):
+        # Sync handlers, the health check and the sweeper share anyio's default limiter.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
+        sink.start()
+        unsubscribe = service.changes.subscribe(sink.changed)
+        try:
+            async with anyio.create_task_group() as background:
+                background.start_soon(probe_loop, service.metrics)
+                background.start_soon(sweep_forever, service)
+                background.start_soon(service.changes.run)
+                yield
+                background.cancel_scope.cancel()
+        finally:
+            unsubscribe()
+            service.trace.close()
 
 
 async def sweep_forever(service: Service) -> None:

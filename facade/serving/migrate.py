@@ -8,21 +8,22 @@ and the others find them there.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 
 import facade.access.audit_table  # noqa: F401  - the facade's own tables join Base.metadata
 from facade.catalogue.registry import Registry
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = structlog.get_logger("facade.serving.migrate")
 
@@ -31,14 +32,20 @@ SCRIPT_LOCATION = Path(__file__).parent / "migrations"
 # the same in every version of the facade ("facade" in ASCII), unlikely to be another
 # application's key on a shared server.
 LOCK_KEY = int.from_bytes(b"facade", "big")
+VERSION_TABLE = "alembic_version"  # Alembic's default, which migrations/env.py keeps
+
+
+def version_locations(registry: Registry) -> list[Path]:
+    """The facade's own branch (its audit log) first, then each domain's."""
+    return [SCRIPT_LOCATION / "versions", *(d.migrations for d in registry.domains.values() if d.migrations is not None)]
 
 
 def alembic_config(registry: Registry) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(SCRIPT_LOCATION))
-    # The facade's own branch (its audit log) first, then each domain's.
-    locations = [str(SCRIPT_LOCATION / "versions")]
-    locations += [str(d.migrations) for d in registry.domains.values() if d.migrations is not None]
+    locations = [str(p) for p in version_locations(registry)]
     # Alembic splits this option on the separator; os.pathsep is safe for any folder name here.
     config.set_main_option("path_separator", "os")
     config.set_main_option("version_locations", ":".join(locations))
@@ -83,16 +90,77 @@ def _advisory_lock(engine: Engine) -> Iterator[None]:
 
 def at_head(connection: Connection, config: Config) -> bool:
     """Whether the database already holds every branch's head revision (and nothing else)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     current = set(MigrationContext.configure(connection).get_current_heads())
     return current == set(ScriptDirectory.from_config(config).get_heads())
 
 
 def upgrade(engine: Engine, registry: Registry) -> None:
     """Apply every domain's migrations up to its head; nothing at all when it is there already.
-    Callers that may run beside another replica hold `exclusive` around it."""
-    config = alembic_config(registry)
+    Callers that may run beside another replica hold `exclusive` around it.
+
+    A database already at head (every start but the first) is recognised without Alembic, whose
+    import and script scan were ~0.2 s of every start (measured 2026-12-02): the heads are read
+    from the revision files' literal `revision`/`down_revision` and compared with the version
+    table. Anything that reading cannot settle goes to Alembic, which decides as before."""
     with engine.begin() as connection:
+        heads = declared_heads(version_locations(registry))
+        if heads is not None and heads == current_revisions(connection):
+            return
+        config = alembic_config(registry)
         if at_head(connection, config):
             return
+        from alembic import command
+
         config.attributes["connection"] = connection
         command.upgrade(config, "heads")
+
+
+def current_revisions(connection: Connection) -> set[str] | None:
+    """The revisions in the database's version table; None when it has none."""
+    if not inspect(connection).has_table(VERSION_TABLE):
+        return None
+    return set(connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars())
+
+
+def declared_heads(locations: list[Path]) -> set[str] | None:
+    """The head revisions of the revision files in `locations` (those no other revises), read
+    as literals; None when any file does not declare them plainly (Alembic then decides)."""
+    revisions: set[str] = set()
+    revised: set[str] = set()
+    for folder in locations:
+        for path in sorted(folder.glob("*.py")):
+            declared = _declared(path)
+            if declared is None:
+                return None
+            revision, down = declared
+            revisions.add(revision)
+            revised.update(down)
+    return revisions - revised if revisions else None
+
+
+def _declared(path: Path) -> tuple[str, set[str]] | None:
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    values: dict[str, object] = {}
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(target, ast.Name) and node.value is not None:
+            try:
+                values[target.id] = ast.literal_eval(node.value)
+            except ValueError:
+                values[target.id] = ValueError
+    revision, down = values.get("revision"), values.get("down_revision", ValueError)
+    if not isinstance(revision, str):
+        return None
+    if down is None:
+        return revision, set()
+    if isinstance(down, str):
+        return revision, {down}
+    if isinstance(down, tuple | list) and all(isinstance(d, str) for d in down):
+        return revision, set(down)
+    return None

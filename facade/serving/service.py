@@ -9,7 +9,7 @@ import contextlib
 import gc
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import structlog
 from sqlalchemy import Engine
@@ -27,7 +27,6 @@ from facade.serving.metrics import Metrics
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
-from facade.access.oauth import JwtVerifier, OAuthConfig
 from facade.errors import ConfigError
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
@@ -35,6 +34,9 @@ from facade.kit.domain_settings import use_server_context
 from facade.settings import Settings, file_values
 from facade.catalogue.trace import Trace
 from facade.catalogue.views import Views
+
+if TYPE_CHECKING:
+    from facade.access.oauth import JwtVerifier
 
 log = structlog.get_logger("facade.serving.service")
 Transport = Literal["http", "stdio"]
@@ -100,7 +102,7 @@ def _build_service(settings: Settings, transport: Transport) -> Service:
     metrics = Metrics()
     elevations, cards, changes = _backends(settings, metrics)
     metrics.watch_stores(cards, elevations)
-    served = ServedCatalogues(registry)
+    served = ServedCatalogues(registry, cache=settings.data_dir / "cache")
     views = Views(registry, agents, elevations, served)
     tokens = TokenBook(
         agents,
@@ -158,6 +160,8 @@ def jwt_verifier(settings: Settings, agents: dict[str, Agent]) -> JwtVerifier | 
     issuers = settings.oauth_issuer_list
     if not issuers:
         return None
+    from facade.access.oauth import JwtVerifier, OAuthConfig  # joserfc and httpx2 only when configured
+
     audience = settings.oauth_audience or settings.resource_url
     if not audience:
         raise ConfigError(

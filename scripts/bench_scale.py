@@ -1,0 +1,138 @@
+"""The scale benchmark: `facade serve --demo` with the bundled 449 capabilities and with the
+synthetic plugin domain (scripts/synthetic_domain.py, through FACADE_DOMAINS) adding 2,000 and
+10,000 more. For each size, on a data folder an uncounted start migrated and seeded:
+
+- start-up: launch to a healthy `/healthz` (wall, and the server's CPU seconds by then);
+- RSS once healthy, and KiB per capability beyond the 449 (the growth over the smallest size);
+- the first runtime `tools/list` after start (the whole catalogue), then its steady p50 over 20;
+- `facade check --demo` (the CI gate: every agent's view, budgets, lint, lock) on the same code.
+
+It fails on a wrong answer (a listing that lacks capabilities), never on a figure.
+
+    python scripts/bench_scale.py                 # 449 / 2,449 / 10,449
+    python scripts/bench_scale.py --sizes 0 2000  # added synthetic capabilities per size
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_pauses import synthetic_env  # noqa: E402
+from bench_startup import cpu_seconds  # noqa: E402
+from benchkit import DEV, REPO, facade_server, fresh_workdir, jsonrpc, modern_body, modern_headers, percentile, workdir_env  # noqa: E402
+
+GOALS = {"kib_per_capability": 15.0, "first_list_s": 0.050, "check_s": 15.0, "start_s_10k": 6.0}
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def runtime_list(client: httpx2.Client, url: str) -> tuple[float, int]:
+    started = time.perf_counter()
+    response = client.post(url, content=modern_body("tools/list", {}),
+                           headers={**modern_headers("tools/list"), "Authorization": f"Bearer {DEV['runtime']}"})
+    seconds = time.perf_counter() - started
+    message = jsonrpc(response)
+    return seconds, len(message.get("result", {}).get("tools", []))
+
+
+def measure(added: int) -> dict[str, Any]:
+    workdir = fresh_workdir(f"bench-scale-{added}-")
+    env = synthetic_env(added)
+    try:
+        facade_server(workdir, env).start(600).stop()  # uncounted: migrates, seeds, keeps the announced tools
+        started = time.perf_counter()
+        server = facade_server(workdir, env).launch()
+        try:
+            server.wait(600)
+            start_s, start_cpu, rss = time.perf_counter() - started, cpu_seconds(server.pid), rss_kib(server.pid)
+            with httpx2.Client(timeout=300) as client:
+                first_s, tools = runtime_list(client, server.url)
+                first_cpu = cpu_seconds(server.pid) - start_cpu
+                steady = [runtime_list(client, server.url)[0] for _ in range(20)]
+        finally:
+            server.stop()
+        check_env = {**os.environ, **workdir_env(workdir), **env}
+        check_env.pop("FACADE_SEED", None)
+        lock = workdir / "catalogue.lock"
+        shutil.copy(REPO / "catalogue.lock", lock)
+        began, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        # --update-lock: the synthetic capabilities are accepted into this copy of the lock first.
+        check = subprocess.run([sys.executable, "-m", "facade.cli", "check", "--demo", "--lock", str(lock), "--update-lock", "--json"],
+                               cwd=workdir, env=check_env, capture_output=True, text=True)
+        check_s = time.perf_counter() - began
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        check_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+        check_ok = check.returncode == 0
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {"added": added, "tools": tools, "start_s": start_s, "start_cpu_s": start_cpu, "rss_kib": rss, "first_list_s": first_s, "first_list_cpu_s": first_cpu,
+            "steady_p50_s": percentile(steady, 50), "check_s": check_s, "check_cpu_s": check_cpu, "check_ok": check_ok,
+            "check_tail": "" if check_ok else (check.stdout + check.stderr)[-600:]}
+
+
+def run(sizes: list[int]) -> dict[str, Any]:
+    rows = [measure(n) for n in sizes]
+    base = rows[0]
+    for r in rows:
+        grown = r["tools"] - base["tools"]
+        r["kib_per_capability"] = (r["rss_kib"] - base["rss_kib"]) / grown if grown > 0 else None
+    problems = [f"{r['added']} added: listed {r['tools']} tools" for r in rows if r["tools"] != rows[0]["tools"] - rows[0]["added"] + r["added"]]
+    problems += [f"{r['added']} added: facade check failed: {r['check_tail']}" for r in rows if not r["check_ok"]]
+    return {"rows": rows, "problems": problems, "load_after": os.getloadavg()}
+
+
+def print_report(report: dict[str, Any], command: str) -> None:
+    print(f"$ {command}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in report['load_after'])} (cores: {os.cpu_count()})")
+    head = (f"{'capabilities':>12} {'healthy s':>10} {'cpu s':>7} {'RSS MiB':>8} {'KiB/cap':>8} {'first list ms':>14} {'cpu ms':>7} "
+            f"{'p50 list ms':>12} {'check s':>8} {'cpu s':>6}")
+    print(head)
+    print("-" * len(head))
+    for r in report["rows"]:
+        per = f"{r['kib_per_capability']:.1f}" if r["kib_per_capability"] is not None else "-"
+        print(f"{r['tools']:>12} {r['start_s']:>10.2f} {r['start_cpu_s']:>7.2f} {r['rss_kib'] / 1024:>8.0f} {per:>8} "
+              f"{r['first_list_s'] * 1000:>14.1f} {r['first_list_cpu_s'] * 1000:>7.0f} {r['steady_p50_s'] * 1000:>12.1f} "
+              f"{r['check_s']:>8.1f} {r['check_cpu_s']:>6.1f}")
+    print("cpu: the server's CPU seconds by healthy, its CPU ms for the first listing, facade check's CPU seconds "
+          "(steadier than wall time on a busy machine)")
+    print("KiB/cap: RSS growth over the smallest size, per added capability. Goals (issue 17): "
+          f"<= {GOALS['kib_per_capability']:g} KiB/cap, first list <= {GOALS['first_list_s'] * 1000:g} ms, "
+          f"check <= {GOALS['check_s']:g} s and healthy <= {GOALS['start_s_10k']:g} s at 10,000")
+    if report["problems"]:
+        print("\nwrong answers:", *report["problems"], sep="\n  ")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[0, 2000, 10000], help="synthetic capabilities added, per size")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # a deployment writes bytecode
+    report = run(args.sizes)
+    print_report(report, "python scripts/bench_scale.py --sizes " + " ".join(map(str, args.sizes)))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 1 if report["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

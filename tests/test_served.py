@@ -1,0 +1,110 @@
+"""The announced-tools cache: a registry or view served again is found by identity, the announced
+tools are kept on disk under the fingerprint of the code that made them, and capabilities that
+share an input model share its parsed model (issue 17)."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+from facade.catalogue.announced import CACHE_FILE, announced_tools
+from facade.catalogue.discovery import discover
+from facade.catalogue.registry import Registry
+from facade.catalogue.schema import announced_tool
+from facade.catalogue.served import ServedCatalogues
+from facade.kit import CallContext, Domain, Input
+from facade.serving.metrics import Metrics
+from facade.serving.pauses import THRESHOLDS, steady_collector
+
+
+class Note(Input):
+    text: str
+
+
+def note_add(ctx: CallContext, args: Note) -> dict:
+    """Add a note."""
+    return {}
+
+
+def notes(description: str = "Add a note.") -> Domain:
+    domain = Domain("notes")
+    domain.add("add", note_add, description=description, tier="core")
+    domain.add("append", note_add, description="Append to a note.", tier="core")
+    return domain
+
+
+class TestServedByIdentity:
+    """The same registry or tuple served again is answered without rebuilding its names."""
+
+    def test_the_registry_is_found_again(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        registry = Registry([notes()])
+        served = ServedCatalogues(registry)
+        first = served.serve(registry)
+        monkeypatch.setattr(Registry, "__iter__", lambda self: pytest.fail("the registry was walked again"))
+        assert served.serve(registry) is first
+
+    def test_a_grown_registry_is_served_anew(self) -> None:
+        registry = Registry([notes()])
+        files = discover().domain("files")
+        assert files is not None
+        served = ServedCatalogues([*registry, *files.capabilities])
+        before = served.serve(registry)
+        registry.add_domain(files)
+        assert len(served.serve(registry).names) > len(before.names)
+
+    def test_a_wire_keeps_its_bytes_and_derives_the_rest(self) -> None:
+        served = ServedCatalogues(Registry([notes()])).serve(Registry([notes()]))
+        wire = served.wire("2026-07-28")
+        assert served.wire("2026-07-28") is wire
+        assert wire.json.encode() == wire.encoded and wire.bytes == len(wire.encoded)
+        assert [t["name"] for t in wire.tools] == ["notes.add", "notes.append"]
+
+
+class TestKeptOnDisk:
+    def derive_counting(self) -> tuple[list[str], object]:
+        seen: list[str] = []
+
+        def derive(capability):  # type: ignore[no-untyped-def]
+            seen.append(capability.name)
+            return announced_tool(capability)
+
+        return seen, derive
+
+    def test_a_second_start_reads_them(self, tmp_path: Path) -> None:
+        caps = notes().capabilities
+        seen, derive = self.derive_counting()
+        first = announced_tools(caps, derive, tmp_path)  # type: ignore[arg-type]
+        assert (tmp_path / CACHE_FILE).exists() and len(seen) == 2
+        assert announced_tools(caps, derive, tmp_path) == first  # type: ignore[arg-type]
+        assert len(seen) == 2
+
+    def test_a_changed_declaration_derives_them_again(self, tmp_path: Path) -> None:
+        seen, derive = self.derive_counting()
+        announced_tools(notes().capabilities, derive, tmp_path)  # type: ignore[arg-type]
+        changed = announced_tools(notes("Add a short note.").capabilities, derive, tmp_path)  # type: ignore[arg-type]
+        assert len(seen) == 4 and changed[0]["description"] == "Add a short note."
+
+    def test_a_damaged_file_derives_them_again(self, tmp_path: Path) -> None:
+        seen, derive = self.derive_counting()
+        (tmp_path / CACHE_FILE).write_text("{not json")
+        assert announced_tools(notes().capabilities, derive, tmp_path)[0]["name"] == "notes.add"  # type: ignore[arg-type]
+        assert len(seen) == 2
+
+
+def test_capabilities_that_share_an_input_model_share_its_parsed_model() -> None:
+    first, second = notes().capabilities
+    assert first.parsed_model is second.parsed_model
+    assert {"auth_token", "conversation_id"} <= set(first.parsed_model.model_fields)
+
+
+def test_the_steady_collector_freezes_tunes_and_restores() -> None:
+    before = gc.get_threshold()
+    metrics = Metrics()
+    with steady_collector(metrics):
+        assert gc.get_threshold() == THRESHOLDS and gc.get_freeze_count() > 0
+        gc.collect(0)
+    gc.unfreeze()
+    assert gc.get_threshold() == before
+    assert b'facade_gc_pause_seconds_count{generation="0"}' in metrics.render()
