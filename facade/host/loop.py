@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,7 +26,7 @@ from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import ModelTurn, Provider
 from facade.host.request import Requester, ToolList
 from facade.host.session import Session
-from facade.host.stop import Executed, honest_stop
+from facade.host.stop import Executed, ask_shorter, cut_off_answer, cut_off_stop, honest_stop
 from facade.host.tools import ToolOutcome
 from facade.host.trajectory import Trajectory
 from facade.host.usage import ModelCall
@@ -85,7 +85,8 @@ class TurnResult:
     Attributes:
         answer: what the user is shown.
         steps: model calls made.
-        stopped: the step cap ended it before the model answered.
+        stopped: the step cap ended it before the model answered, or a reply cut off at the
+            token cap a second time.
         executed: every tool call, with its outcome (denied ones too).
         artifacts: files saved from the model's apps.
         calls: the model calls of this turn, with their usage.
@@ -146,8 +147,16 @@ class AgentLoop:
         artifacts: list[Path] = []
         last: ModelTurn | None = None
         await self._route(turn, text)
+        cut = False
         for step in range(1, self.max_steps + 1):
             last = await self.requester.call(turn, step, text)
+            if last.cut_off and (last.problem or last.tool_calls):
+                # A call or a block cut off at the token cap: asked once for less, then stopped.
+                if cut:
+                    answer = cut_off_stop(last, executed)
+                    self.session.add(assistant(answer))
+                    return self._result(turn, answer, step, True, executed, artifacts)
+                cut, last = True, replace(last, tool_calls=[], problem=ask_shorter(last), artifacts=[])
             saved = [self.session.save_artifact(a.content, a.title) for a in last.artifacts]
             artifacts += saved
             notes = list(last.notes) + [f"Your app was saved to {p}." for p in saved]
@@ -159,6 +168,7 @@ class AgentLoop:
                 self.session.add(assistant(last.text))
                 answer = "\n".join([last.text.strip(), *(f"App saved to {p}" for p in saved)]).strip()
                 answer = answer or "(no answer: the model returned an empty reply)"
+                answer = cut_off_answer(last, answer) if last.cut_off else answer
                 return self._result(turn, answer, step, False, executed, artifacts)
             self.session.add(assistant(last.text, last.tool_calls))
             for index, call in enumerate(last.tool_calls):

@@ -216,7 +216,7 @@ class Requester:
             },
         )
         result = await self.provider.complete(prepared.request)
-        call = self.session.record_usage(result.usage, len(result.tool_calls))
+        call = self.session.record_usage(result.usage, len(result.tool_calls), cut_off=result.cut_off)
         self.trajectory.emit(
             "model.completed",
             {
@@ -225,6 +225,7 @@ class Requester:
                 "purpose": TURN,
                 "usage": result.usage.to_dict(),
                 "stop_reason": result.stop_reason,
+                "cut_off": result.cut_off,
                 "tool_calls": [c.name for c in result.tool_calls],
                 "problem": result.problem,
             },

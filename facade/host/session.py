@@ -108,8 +108,8 @@ class Session:
         self.messages.append(message)
         self._write({"type": "message", "turn": self.turn, "message": message})
 
-    def record_usage(self, usage: Usage, tool_calls: int, purpose: str = TURN, refused: bool = False) -> ModelCall:
-        call = self.ledger.record(self.turn, usage, tool_calls, purpose, refused)
+    def record_usage(self, usage: Usage, tool_calls: int, purpose: str = TURN, refused: bool = False, cut_off: bool = False) -> ModelCall:
+        call = self.ledger.record(self.turn, usage, tool_calls, purpose, refused, cut_off)
         self._write({"type": "usage", **call.to_dict()})
         return call
 

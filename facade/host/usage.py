@@ -77,6 +77,7 @@ class ModelCall:
         purpose: `turn` (the conversation itself) or `compaction` (it summarised the older
             messages).
         refused: the server refused the prompt as longer than its window; no tokens reported.
+        cut_off: the reply stopped at the token cap (its output tokens are the cap).
     """
 
     turn: int
@@ -85,6 +86,7 @@ class ModelCall:
     tool_calls: int = 0
     purpose: str = TURN
     refused: bool = False
+    cut_off: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +96,7 @@ class ModelCall:
             "tool_calls": self.tool_calls,
             "purpose": self.purpose,
             "refused": self.refused,
+            "cut_off": self.cut_off,
         }
 
     @classmethod
@@ -107,6 +110,7 @@ class ModelCall:
             int(data.get("tool_calls", 0)),
             str(data.get("purpose") or TURN),
             bool(data.get("refused", False)),
+            bool(data.get("cut_off", False)),
         )
 
     def describe(self) -> str:
@@ -114,6 +118,8 @@ class ModelCall:
             return "refused: the prompt was longer than the server's window"
         if self.purpose == COMPACTION:
             return "summarised the earlier conversation"
+        if self.cut_off:
+            return f"cut off at the token cap ({self.usage.output_tokens:,} tokens)"
         if self.tool_calls:
             return f"asked for {self.tool_calls} tool call{'s' if self.tool_calls != 1 else ''}"
         return "answered"
@@ -130,9 +136,9 @@ class UsageLedger:
     def rebuild(cls, calls: Iterable[ModelCall]) -> UsageLedger:
         return cls(list(calls))
 
-    def record(self, turn: int, usage: Usage, tool_calls: int = 0, purpose: str = TURN, refused: bool = False) -> ModelCall:
+    def record(self, turn: int, usage: Usage, tool_calls: int = 0, purpose: str = TURN, refused: bool = False, cut_off: bool = False) -> ModelCall:
         number = 1 + sum(1 for c in self.calls if c.turn == turn)
-        entry = ModelCall(turn, number, usage, tool_calls, purpose, refused)
+        entry = ModelCall(turn, number, usage, tool_calls, purpose, refused, cut_off)
         self.calls.append(entry)
         return entry
 

@@ -66,7 +66,8 @@ class TestOpenAI:
         assert openai().payload(conversation()) == wire("openai_request.json")
 
     def test_only_the_first_message_is_a_system_one_and_users_do_not_repeat(self) -> None:
-        # Gemma's and Mistral's chat templates refuse a later system message or two user turns in a row.
+        # Gemma's and Mistral's chat templates refuse a later system message or two user turns in
+        # a row; the host's notes go to the user side, and the system prompt stays as built.
         history = [
             {"role": "system", "content": "<summary>Ana asked for the Q3 figures.</summary>"},
             {"role": "user", "content": "And the Harbour project?"},
@@ -74,9 +75,10 @@ class TestOpenAI:
             {"role": "user", "content": "Only the open tasks."},
         ]
         sent = openai_messages("You are Atlas.", history)
-        assert [m["role"] for m in sent] == ["system", "user"]
-        assert sent[0]["content"] == "You are Atlas.\n\n<summary>Ana asked for the Q3 figures.</summary>\n\n…2 older messages omitted"
-        assert sent[1]["content"] == "And the Harbour project?\n\nOnly the open tasks."
+        assert sent == [
+            {"role": "system", "content": "You are Atlas."},
+            {"role": "user", "content": "<summary>Ana asked for the Q3 figures.</summary>\n\nAnd the Harbour project?\n\n…2 older messages omitted\n\nOnly the open tasks."},
+        ]
 
     async def test_it_posts_the_body_and_reads_vllm_tool_calls_and_cached_tokens(self) -> None:
         recorder = Recorder(200, wire("openai_response_vllm.json"))
@@ -113,7 +115,8 @@ class TestOpenAI:
         turn = await openai(Recorder(200, wire("openai_response_ollama.json"))).complete(conversation())
         good, broken = turn.tool_calls
         assert (good.name, good.arguments, good.error) == ("projects.project_get", {"project_id": 3}, None)
-        assert broken.name == "projects.task_list" and broken.error and "not valid JSON" in broken.error
+        # `{"project_id":3,` has one sure repair (close the object): read as the fenced path reads it.
+        assert (broken.name, broken.arguments, broken.error) == ("projects.task_list", {"project_id": 3}, None)
         assert turn.usage == Usage(input_tokens=1650, output_tokens=22)
 
     async def test_failures_say_what_to_change(self) -> None:
@@ -133,9 +136,10 @@ class TestOpenAI:
         request = conversation()
         orphaned = ModelRequest(request.system, [m for m in request.messages if m["role"] != "assistant"], request.tools)
         messages = openai().payload(orphaned)["messages"]
-        # The two notes join the question: one user turn, as strict chat templates require.
+        # The omission marker and the two notes join the question: one user turn, as strict chat templates require.
         assert [m["role"] for m in messages] == ["system", "user"]
-        question, first_note, second_note = messages[1]["content"].split("\n\n", 2)
+        marker, question, first_note, second_note = messages[1]["content"].split("\n\n", 3)
+        assert marker == "…4 older messages omitted" and question.startswith("Which projects")
         assert first_note.startswith("[earlier result of projects.project_list]")
         assert second_note.startswith("[earlier result of projects.task_list]")
 

@@ -73,6 +73,11 @@ class Artifact:
     title: str | None = None
 
 
+# The stop reasons that mean the reply hit its token cap: OpenAI-compatible `length`, Anthropic's
+# `max_tokens`.
+LENGTH_STOPS = frozenset({"length", "max_tokens"})
+
+
 @dataclass(frozen=True)
 class ModelTurn:
     """One model call's output.
@@ -98,6 +103,12 @@ class ModelTurn:
     notes: list[str] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
     raw: dict[str, Any] | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        """The reply stopped at the token cap, not where the model meant to stop: whatever call or
+        block it was writing may be incomplete."""
+        return self.stop_reason in LENGTH_STOPS
 
 
 # `ProviderError.kind` when the server refused the prompt as longer than its context window.

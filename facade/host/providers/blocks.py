@@ -108,12 +108,12 @@ def read_reply(reply: str, tools: Collection[str] = ()) -> Reading:
         if not protocol and block.lang not in ("json", "", "bare"):
             continue
         if block.problem:
-            if protocol or _mentions(block.body, known):
+            if protocol or mentions(block.body, known):
                 reading.problem = fix(block.problem)
                 return reading
             continue
-        call, problem = _read_call(block.body, known if not protocol else None)
-        if problem and (protocol or _mentions(block.body, known)):
+        call, problem = read_call(block.body, known if not protocol else None)
+        if problem and (protocol or mentions(block.body, known)):
             reading.problem = fix(problem)
             return reading
         if call is not None:
@@ -239,7 +239,7 @@ def _unknown_end(text: str, after: int) -> str | None:
     )
 
 
-def _mentions(body: str, known: set[str]) -> bool:
+def mentions(body: str, known: set[str]) -> bool:
     """Whether an unreadable block that is not a ```tool block names one of the tools: then it
     meant a call; otherwise it is part of the answer."""
     return any(name in body or name.replace(".", "-") in body for name in known)
@@ -259,7 +259,7 @@ def _take_html(body: str, reading: Reading) -> bool:
     return True
 
 
-def _read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str | None]:
+def read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str | None]:
     """The call a block holds, or what is wrong with it. With `known`, an object naming none of
     those tools is no call (and no problem): it is an answer written in JSON."""
     value, error = loads_forgiving(body)
@@ -278,16 +278,39 @@ def _read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str 
     if known is not None and name not in known:
         return None, None
     args_key = next((k for k in ARGS_KEYS if k in value), None)
-    args: Any = value[args_key] if args_key else {k: v for k, v in value.items() if k != name_key}
-    if isinstance(args, str):
-        args, error = loads_forgiving(args) if args.strip() else ({}, None)
-        if error is not None:
-            return None, f'"args" is a string that is not a JSON object ({error})'
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        return None, f'"args" must be an object of named fields, not {type(args).__name__}.'
+    args, error = arguments(value[args_key] if args_key else {k: v for k, v in value.items() if k != name_key}, '"args"')
+    if error is not None:
+        return None, error
     return ToolCall(f"fenced_{uuid.uuid4().hex[:10]}", name, args), None
+
+
+def arguments(raw: Any, what: str) -> tuple[dict[str, Any], str | None]:
+    """A call's arguments as the model gave them — an object, a JSON string (the native APIs' form),
+    a JSON string inside a string, or broken JSON the repair is sure of (single quotes, a trailing
+    comma, unquoted values) — as a dict; else `{}` and what is wrong, `what` naming them. The one
+    rule for both protocols: a native call's arguments are read as forgivingly as a fenced block's."""
+    value = raw
+    for depth in range(2):  # a JSON string inside a string: one more level
+        if not isinstance(value, str):
+            break
+        text = value.strip()
+        if not text:
+            value = None
+            break
+        if depth and text[0] not in "{[":
+            break  # a plain string inside the string: not arguments
+        try:
+            value = json.loads(text, strict=False)
+        except json.JSONDecodeError:
+            value, error = loads_forgiving(text)
+            if error is not None:
+                return {}, f"{what} is a string that is not a JSON object ({error})"
+            break
+    if value is None:
+        return {}, None
+    if not isinstance(value, dict):
+        return {}, f"{what} must be an object of named fields, not {type(value).__name__}."
+    return value, None
 
 
 def loads_forgiving(text: str) -> tuple[Any, str | None]:
@@ -312,8 +335,9 @@ def loads_forgiving(text: str) -> tuple[Any, str | None]:
 
 def _doubt(source: str, repaired: Any) -> str | None:
     """Why a repair cannot be trusted, or None. It must keep every letter and digit the model
-    wrote outside comments (nothing dropped), and must not end a string on a bracket — the mark of
-    a string it closed too late (`"notes/todo.txt}}` read as a path ending in `}}`)."""
+    wrote outside comments (nothing dropped), and must not end a string on a bracket or a quote —
+    the mark of a string it closed too late (`"notes/todo.txt}}` read as a path ending in `}}`,
+    `'it's done'` as a text ending in `'`)."""
     if repaired in ("", None) and source.strip():
         return "I could not make a JSON object of it."
     written = _ESCAPE.sub(_unescape, _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", source))
@@ -322,7 +346,7 @@ def _doubt(source: str, repaired: Any) -> str | None:
         words = [w for w in dict.fromkeys(_WORD.findall(_LITERAL.sub(" ", written.lower()))) if w not in kept.lower()]
         dropped = ", ".join(f"«{w}»" for w in words[:3]) or "some of its letters"
         return f"mending it would drop {dropped}: check its quotes, commas and brackets."
-    guessed = [s for s in _scalars(repaired) if s.rstrip()[-1:] in ("}", "]") and json.dumps(s, ensure_ascii=False) not in source]
+    guessed = [s for s in _scalars(repaired) if s.rstrip()[-1:] in ("}", "]", "'") and json.dumps(s, ensure_ascii=False) not in source]
     if guessed:
         return f"the string «{guessed[0][:40]}» is not closed where it should be: close it with a \" before the brackets."
     return None

@@ -5,13 +5,16 @@ Local servers differ in small ways this adapter absorbs: arguments arrive as a J
 (OpenAI, Ollama, vLLM) or already as an object (some llama.cpp builds); ids can be missing;
 cached prompt tokens are reported as `prompt_tokens_details.cached_tokens` (OpenAI, vLLM) or
 only in llama.cpp's `timings.cache_n`; tokens written to the cache, where the API reports them,
-as `prompt_tokens_details.cache_write_tokens`. Ollama reports no cache at all.
+as `prompt_tokens_details.cache_write_tokens`. Ollama reports no cache at all. And a server
+without a parser for the model's own call syntax (llama-cpp-python's, a vLLM started without
+`--tool-call-parser`) returns the calls as text: they are lifted here (textcalls.py).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +23,9 @@ import httpx2
 from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
+from facade.host.providers.blocks import arguments
 from facade.host.providers.http import post_json
+from facade.host.providers.textcalls import lift
 from facade.host.usage import Usage
 
 
@@ -31,56 +36,59 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+# What vLLM says when it was started without a tool-call parser and is sent tool_choice "auto".
+TOOL_CHOICE_REFUSED = "--enable-auto-tool-choice"
+# The user turn put first when the history sent begins with the assistant (older turns left out).
+EARLIER = "(earlier messages omitted)"
+
+
 def openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The conversation as chat-completion messages. Many local chat templates (Gemma's,
-    Mistral's) accept a system message only first and make user and assistant alternate, and
-    refuse the request otherwise; so a later system message (an omission marker, a compaction
-    summary) joins the leading one, and user messages that end up adjacent join each other."""
-    head = [system] if system else []
+    """The conversation as chat-completion messages, in the order strict chat templates (Gemma's,
+    Mistral's) require, or they refuse the request: one system message, first; then user first,
+    user and assistant alternating, tool results right after the call that asked for them.
+
+    So the host's notes (an omission marker, a compaction summary: system messages in the
+    history) go to the user side, where they say what happened at that point — not into the
+    leading system message, which stays the same from call to call (a local server reuses its
+    cache only for a byte-identical prefix); same-side neighbours merge; an empty reply is
+    dropped; and a history that begins with the assistant gets a user turn saying so."""
     out: list[dict[str, Any]] = []
     for message in paired(messages):
-        role = message["role"]
-        if role == "system":
-            head.append(message.get("content", ""))
-        elif role == "user" and out and out[-1]["role"] == "user":
-            out[-1]["content"] = f"{out[-1]['content']}\n\n{message.get('content', '')}"
-        elif role == "assistant" and message.get("tool_calls"):
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": message.get("content") or None,
-                    "tool_calls": [
-                        {
-                            "id": call["id"],
-                            "type": "function",
-                            "function": {"name": to_provider(call["name"]), "arguments": json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))},
-                        }
-                        for call in message["tool_calls"]
-                    ],
-                }
-            )
-        elif role == "tool":
+        role, text = message["role"], message.get("content") or ""
+        if role == "tool":
             # The API has no error flag on a tool message: the model reads it in the text.
-            text = message.get("content", "")
             out.append({"role": "tool", "tool_call_id": message["tool_call_id"], "content": f"ERROR: {text}" if message.get("is_error") else text})
+            continue
+        entry: dict[str, Any] = {"role": "assistant" if role == "assistant" else "user", "content": text}
+        if role == "assistant" and message.get("tool_calls"):
+            # "" and never null: llama-cpp-python's server answers a null content with HTTP 500.
+            entry["tool_calls"] = [openai_call(call) for call in message["tool_calls"]]
+        elif not text.strip():
+            continue
+        previous = out[-1] if out else None
+        if previous is not None and previous["role"] == entry["role"] and "tool_calls" not in previous:
+            previous["content"] = "\n\n".join(part for part in (previous["content"], text) if part)
+            if "tool_calls" in entry:
+                previous["tool_calls"] = entry["tool_calls"]
         else:
-            out.append({"role": role, "content": message.get("content", "")})
-    return ([{"role": "system", "content": "\n\n".join(head)}] if head else []) + out
+            out.append(entry)
+    if out and out[0]["role"] != "user":
+        out.insert(0, {"role": "user", "content": EARLIER})
+    return ([{"role": "system", "content": system}] if system else []) + out
+
+
+def openai_call(call: dict[str, Any]) -> dict[str, Any]:
+    arguments = json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))
+    return {"id": call["id"], "type": "function", "function": {"name": to_provider(call["name"]), "arguments": arguments}}
 
 
 def parse_arguments(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
-    """The arguments of one call, or an error the model can act on."""
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except (TypeError, json.JSONDecodeError) as exc:
-        return {}, f"The arguments you sent for {name} are not valid JSON ({exc}): {str(raw)[:200]}. Call it again with the arguments as one JSON object."
-    if not isinstance(value, dict):
-        return {}, f"The arguments for {name} must be a JSON object of named fields, not {type(value).__name__}: {str(raw)[:200]}."
-    return value, None
+    """The arguments of one call, read by the fenced path's rule (blocks.arguments), or an error
+    the model can act on."""
+    value, error = arguments(raw, f'The "arguments" of your {name} call')
+    if error is None:
+        return value, None
+    return {}, f"{error} They were: {str(raw)[:200]}. Call it again with the arguments as one JSON object."
 
 
 def openai_usage(body: dict[str, Any]) -> Usage:
@@ -102,7 +110,9 @@ def openai_usage(body: dict[str, Any]) -> Usage:
     )
 
 
-def parse_completion(body: dict[str, Any]) -> ModelTurn:
+def parse_completion(body: dict[str, Any], tools: Collection[str] = ()) -> ModelTurn:
+    """The model's turn in a chat-completion body; `tools` are the names offered, for reading
+    calls the model wrote as text (facade/host/providers/textcalls.py) when the server did not."""
     if body.get("error"):
         raise ProviderError(f"openai: the endpoint answered with an error: {json.dumps(body['error'])[:500]}")
     choices = body.get("choices") or []
@@ -119,7 +129,11 @@ def parse_completion(body: dict[str, Any]) -> ModelTurn:
         name = from_provider(str(function.get("name", "")))
         arguments, error = parse_arguments(name, function.get("arguments"))
         calls.append(ToolCall(raw.get("id") or f"call_{uuid.uuid4().hex[:12]}", name, arguments, error))
-    return ModelTurn(text=content or "", tool_calls=calls, usage=openai_usage(body), stop_reason=choice.get("finish_reason"), raw=body)
+    text, problem = content or "", None
+    if not calls and text:
+        lifted = lift(text, tools)
+        calls, text, problem = lifted.calls, lifted.text, lifted.problem
+    return ModelTurn(text=text, tool_calls=calls, usage=openai_usage(body), stop_reason=choice.get("finish_reason"), problem=problem, raw=body)
 
 
 @dataclass
@@ -145,6 +159,8 @@ class OpenAIProvider:
     http: httpx2.AsyncClient | None = field(default=None, repr=False)
     name: str = "openai"
     native_tools: bool = True
+    # Cleared when the server refuses tool_choice (vLLM without a tool-call parser); see complete.
+    tool_choice: bool = field(default=True, repr=False)
 
     @property
     def url(self) -> str:
@@ -154,6 +170,10 @@ class OpenAIProvider:
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.system.text, request.messages)}
         if request.tools:
             body["tools"] = [openai_tool(t) for t in request.tools]
+            # Said, not left to the server's default: llama-cpp-python's function-calling format
+            # renders the prompt without the tools when no tool_choice is given.
+            if self.tool_choice:
+                body["tool_choice"] = "auto"
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
@@ -161,7 +181,17 @@ class OpenAIProvider:
         return body
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
-        return parse_completion(await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout))
+        try:
+            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+        except ProviderError as exc:
+            if not (request.tools and self.tool_choice and TOOL_CHOICE_REFUSED in str(exc)):
+                raise
+            # A vLLM started without --enable-auto-tool-choice refuses any tool_choice "auto"; sent
+            # without one it still shows the tools to the model, and the calls come back as text,
+            # which parse_completion reads. Asked once per provider, not on every call.
+            self.tool_choice = False
+            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+        return parse_completion(body, [t.name for t in request.tools])
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
