@@ -713,6 +713,18 @@ def save_wire(exchanges: list[dict[str, Any]], wire: Path, server: str) -> list[
     return written
 
 
+def write_report(out: Path, rows: list[Row], args: argparse.Namespace, model: Path) -> str:
+    """OUT/e2e.md and OUT/e2e.json, rewritten after every run."""
+    header = (
+        f"Model: `{model.name}` ({model.stat().st_size:,} bytes), server: {args.server}, {args.threads} thread(s), "
+        f"n_ctx {args.ctx}, replies capped at {args.max_tokens} tokens, agent `{AGENT}`; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\n\n"
+    )
+    report = header + table(rows) + "\n\n" + summary(rows, args.server) + "\n"
+    (out / "e2e.md").write_text(report, encoding="utf-8")
+    (out / "e2e.json").write_text(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", choices=["llama-cpp-python", "llama-server"], default="llama-cpp-python")
@@ -733,24 +745,19 @@ def main() -> int:
     protocols = [p for p in args.protocols.split(",") if p]
     stack = start_stack(args, model)
     rows: list[Row] = []
+    report = ""
     try:
         probe(stack)
-        for protocol in protocols:
-            for task in chosen:
+        for task in chosen:  # task by task, both protocols each: a run cut short still compares them
+            for protocol in protocols:
                 first = len(stack.recorder.exchanges)
                 run = run_task(stack, task, protocol, args.timeout, args.max_tokens)
                 row = row_of(task, protocol, run, stack, stack.recorder.exchanges[first:])
                 rows.append(row)
                 print(f"{task.name}/{protocol}: exit {run.code}, tools {row.tools}, done {row.done}, {row.seconds} s", file=sys.stderr, flush=True)
+                report = write_report(stack.out, rows, args, model)
     finally:
         stack.stop()
-    header = (
-        f"Model: `{model.name}` ({model.stat().st_size:,} bytes), server: {args.server}, {args.threads} thread(s), "
-        f"n_ctx {args.ctx}, replies capped at {args.max_tokens} tokens, agent `{AGENT}`; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\n\n"
-    )
-    report = header + table(rows) + "\n\n" + summary(rows, args.server) + "\n"
-    (stack.out / "e2e.md").write_text(report, encoding="utf-8")
-    (stack.out / "e2e.json").write_text(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False), encoding="utf-8")
     print(report)
     if args.wire:
         for path in save_wire(stack.recorder.exchanges, Path(args.wire), args.server):
