@@ -451,14 +451,15 @@ class CardApprover(threading.Thread):
                 self.seen.append(decided.get("card", decided))
 
 
-def run_task(stack: Stack, task: Task, protocol: str, timeout: float, max_tokens: int) -> Run:
+def run_task(stack: Stack, task: Task, protocol: str, timeout: float, max_tokens: int, max_steps: int | None) -> Run:
     provider = "openai" if protocol == "native" else "fenced"
     command = [
         str(ROOT / ".venv/bin/facade"), "run", AGENT, task.prompt, "--provider", provider, "--model", MODEL_ALIAS,
         "--base-url", stack.proxy_url, "--url", stack.facade_url + "/mcp", "--usage",
     ]
-    if task.max_steps:
-        command += ["--max-steps", str(task.max_steps)]
+    steps = task.max_steps or max_steps
+    if steps:
+        command += ["--max-steps", str(steps)]
     env = child_env(
         FACADE_HOST_SESSIONS=str(stack.sessions), FACADE_AGENTS_DIR=str(ROOT / "facade/demo/agents"), FACADE_HOST_MAX_TOKENS=str(max_tokens)
     )
@@ -717,7 +718,7 @@ def write_report(out: Path, rows: list[Row], args: argparse.Namespace, model: Pa
     """OUT/e2e.md and OUT/e2e.json, rewritten after every run."""
     header = (
         f"Model: `{model.name}` ({model.stat().st_size:,} bytes), server: {args.server}, {args.threads} thread(s), "
-        f"n_ctx {args.ctx}, replies capped at {args.max_tokens} tokens, agent `{AGENT}`; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\n\n"
+        f"n_ctx {args.ctx}, replies capped at {args.max_tokens} tokens, step cap {args.max_steps or 'the host default'}, agent `{AGENT}`; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\n\n"
     )
     report = header + table(rows) + "\n\n" + summary(rows, args.server) + "\n"
     (out / "e2e.md").write_text(report, encoding="utf-8")
@@ -733,6 +734,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--ctx", type=int, default=8192)
     parser.add_argument("--max-tokens", type=int, default=256, help="the cap on one reply (FACADE_HOST_MAX_TOKENS)")
+    parser.add_argument(
+        "--max-steps", type=int, default=None, help="the step cap of every run but step_cap's (default: the host's, 16 native, 6 fenced)"
+    )
     parser.add_argument("--timeout", type=float, default=900, help="seconds one run may take")
     parser.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "facade-e2e"))
     parser.add_argument("--wire", default="", help="copy a handful of exchanges here (tests/host/wire)")
@@ -741,7 +745,12 @@ def main() -> int:
     if not model.is_file():
         print("error: set FACADE_E2E_MODEL to a GGUF file (the docstring says where to get one)", file=sys.stderr)
         return 2
-    chosen = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
+    by_name = {t.name: t for t in TASKS}
+    unknown = [n for n in args.tasks.split(",") if n and n not in by_name]
+    if unknown:
+        print(f"error: no task {', '.join(unknown)}; the tasks are {', '.join(by_name)}", file=sys.stderr)
+        return 2
+    chosen = [by_name[n] for n in args.tasks.split(",") if n] if args.tasks else TASKS  # in the order given
     protocols = [p for p in args.protocols.split(",") if p]
     stack = start_stack(args, model)
     rows: list[Row] = []
@@ -751,7 +760,7 @@ def main() -> int:
         for task in chosen:  # task by task, both protocols each: a run cut short still compares them
             for protocol in protocols:
                 first = len(stack.recorder.exchanges)
-                run = run_task(stack, task, protocol, args.timeout, args.max_tokens)
+                run = run_task(stack, task, protocol, args.timeout, args.max_tokens, args.max_steps)
                 row = row_of(task, protocol, run, stack, stack.recorder.exchanges[first:])
                 rows.append(row)
                 print(f"{task.name}/{protocol}: exit {run.code}, tools {row.tools}, done {row.done}, {row.seconds} s", file=sys.stderr, flush=True)

@@ -87,10 +87,13 @@ class TestNullContent:
         assert error.kind is None
 
     def test_the_adapter_now_sends_the_body_the_server_accepted(self) -> None:
-        accepted = recording("openai_response_llamacpp_python_e2e_probe_empty_content")
-        assert accepted["status"] == 200
+        # The refused body with its null set to "" by hand was accepted; so was the adapter's own
+        # body once the adapter sent "" (recorded from the fixed adapter): the same messages.
+        by_hand = recording("openai_response_llamacpp_python_e2e_probe_empty_content")
+        fixed = recording("openai_response_llamacpp_python_e2e_probe_adapter_tool_turn")
+        assert by_hand["status"] == fixed["status"] == 200
         body = OpenAIProvider("http://127.0.0.1:8080/v1", "local", max_tokens=48).payload(self.conversation())
-        assert body["messages"] == accepted["request"]["messages"]
+        assert body["messages"] == by_hand["request"]["messages"] == fixed["request"]["messages"]
         assert all(m["content"] == "" for m in body["messages"] if m.get("tool_calls"))
 
     def test_a_reply_cut_at_the_token_cap_is_a_length_stop_that_runs_nothing(self) -> None:
