@@ -15,7 +15,6 @@ window for the rest of the session (facade.host.overflow): setting the window sa
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -26,11 +25,12 @@ import anyio
 import anyio.to_thread
 
 from facade.retrieval import embedding
-from facade.host.compaction import COMPACT_AT, CompactionConfig
+from facade.host.compaction import CompactionConfig
 from facade.host.loop import AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, PermissionRequest, Prompter
 from facade.host.providers import Provider, ProviderError, make_provider
-from facade.host.runtime import DEFAULT_SESSIONS, DEFAULT_URL, AgentFolder, AgentFolderError, HostOptions, read_agent, start
+from facade.host.runtime import AgentFolder, AgentFolderError, HostOptions, read_agent, start
+from facade.host.settings import HostSettings, HostSettingsError, host_settings
 
 InputFn = Callable[[str], str]
 
@@ -42,7 +42,7 @@ class UsageError(ValueError):
 @dataclass(frozen=True)
 class HostArgs:
     """What `run` and `chat` take alike, by keyword (facade/cli/main.py passes its options of the same
-    names). Where a variable is named, None reads it, then the default.
+    names). Where a variable is named, None reads it (facade.host.settings), then the default.
 
     Attributes:
         url: the facade (FACADE_URL).
@@ -92,17 +92,18 @@ class HostArgs:
             raise UsageError(str(exc)) from None
         if self.max_steps is not None and self.max_steps < 1:
             raise UsageError(f"--max-steps must be at least 1, not {self.max_steps}")
-        window = self.context_window if self.context_window is not None else _env_number("FACADE_HOST_CONTEXT_WINDOW", int)
-        share = self.compact_at if self.compact_at is not None else _env_number("FACADE_HOST_COMPACT_AT", float)
+        settings = _settings()
+        window = self.context_window if self.context_window is not None else settings.context_window
+        share = self.compact_at if self.compact_at is not None else settings.compact_at
         try:
-            compaction = CompactionConfig(context_window=window, compact_at=COMPACT_AT if share is None else share)
+            compaction = CompactionConfig(context_window=window, compact_at=share)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         return HostOptions(
-            url=self.url or os.environ.get("FACADE_URL") or DEFAULT_URL,
+            url=self.url or settings.url,
             token=self.token,
             mode=self.mode,
-            sessions_dir=self.sessions_dir or Path(os.environ.get("FACADE_HOST_SESSIONS") or DEFAULT_SESSIONS),
+            sessions_dir=self.sessions_dir or settings.sessions,
             session_id=self.session,
             agents_dir=self.agents_dir,
             policy=policy,
@@ -114,23 +115,19 @@ class HostArgs:
         """The model endpoint, the agent's own model when none is named; a UsageError says what to change."""
         if self.provider is not None and not isinstance(self.provider, str):
             return self.provider
-        kind = self.provider or os.environ.get("FACADE_HOST_PROVIDER") or "openai"
-        model = self.model or os.environ.get("FACADE_HOST_MODEL") or folder.model or None
+        settings = _settings()
+        model = self.model or settings.model or folder.model or None
         try:
-            return make_provider(kind, model=model, base_url=self.base_url, api_key=self.api_key)
+            return make_provider(self.provider or settings.provider, model=model, base_url=self.base_url, api_key=self.api_key, settings=settings)
         except ProviderError as exc:
             raise UsageError(str(exc)) from None
 
 
-def _env_number(name: str, kind: type[int] | type[float]) -> int | float | None:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return None
+def _settings() -> HostSettings:
     try:
-        return kind(raw.replace("_", "").replace(",", ""))
-    except ValueError:
-        what = "a whole number of tokens (e.g. 32768)" if kind is int else "a share of the window (e.g. 0.8)"
-        raise UsageError(f"{name}={raw!r}: write {what}") from None
+        return host_settings()
+    except HostSettingsError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _failure(exc: BaseException) -> str:
@@ -146,7 +143,7 @@ def _launch(agent: str, args: HostArgs, prompter: Prompter | None, err: TextIO, 
     try:
         folder = read_agent(agent, args.agents_dir)  # a broken agent folder is the command's to fix
         provider, options = args.chosen_provider(folder), args.options(prompter)
-    except (UsageError, AgentFolderError) as exc:
+    except (UsageError, AgentFolderError, HostSettingsError) as exc:
         print(f"error: {exc}", file=err)
         return 2
     if not embedding.installed():  # said once at start, rather than ranking worse in silence

@@ -105,12 +105,9 @@ class Snapshot:
 def locale_language(environ: Mapping[str, str] | None = None) -> str:
     """`LC_ALL`, `LC_MESSAGES` or `LANG` as a BCP 47 tag (`de_AT.UTF-8` → `de-AT`); `en` when the
     locale says nothing (`C`, `POSIX`, unset)."""
-    env = os.environ if environ is None else environ
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(name, "").split(".")[0].split("@")[0]
-        if value and value not in ("C", "POSIX"):
-            return value.replace("_", "-")
-    return "en"
+    from facade.host.settings import Locale, read_settings
+
+    return read_settings(Locale, environ).language
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ refusal, compacts at once and sends the call again, once (facade.host.overflow).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from facade.host.compaction import CompactionConfig, compactable
-from facade.host.context import CompiledContext, ContextManager
+from facade.host.context import CompiledContext, ContextManager, Snapshot
 from facade.host.disclosure import Disclosure
 from facade.host.messages import ToolSpec
 from facade.host.overflow import COMPACT_AND_RETRY, NOTHING_TO_COMPACT, RETRY_REFUSED, LearnedWindow, gave_up
@@ -106,6 +106,11 @@ class Requester:
         self.context = ContextManager(budget_tokens=history_budget, tokenizer=tokenizer)
         self.summarizer = Summarizer(provider, session, trajectory, self.context.counter)
         self.window = LearnedWindow(compaction)
+        # The live snapshot (time, language, folder) of the turn in progress: taken at its first
+        # request and kept for the rest, so that the requests of a tool turn share a byte-identical
+        # prefix (the time sits in the system prompt, before the history) and a local runtime
+        # reuses its KV cache instead of prefilling the whole prompt again.
+        self._snapshot: tuple[int, Snapshot] | None = None
 
     @property
     def compaction(self) -> CompactionConfig:
@@ -116,7 +121,7 @@ class Requester:
         """The model's reply to the session as it stands, compacting first when the request would
         not fit and once more when the server refuses it as too long."""
         specs = self.disclosure.offered(await self.tools.tools())
-        prepared = await self._prepare(specs, query)
+        prepared = await self._prepare(turn, specs, query)
         if self.compaction.due(prepared.prompt_tokens):
             prepared = await self._compact(turn, step, specs, query, prepared, "threshold")
         retried = False
@@ -145,7 +150,7 @@ class Requester:
         compacted = await self.summarizer.compact(turn, step, config)
         if compacted is None:
             return before
-        after = await self._prepare(specs, query)
+        after = await self._prepare(turn, specs, query)
         self.trajectory.emit(
             "context.compacted",
             {
@@ -224,6 +229,7 @@ class Requester:
                 "call": call.call,
                 "purpose": TURN,
                 "usage": result.usage.to_dict(),
+                "tokens": result.usage.request_tokens(),
                 "stop_reason": result.stop_reason,
                 "cut_off": result.cut_off,
                 "tool_calls": [c.name for c in result.tool_calls],
@@ -232,8 +238,12 @@ class Requester:
         )
         return result
 
-    async def _prepare(self, specs: list[ToolSpec], query: str) -> Prepared:
+    async def _prepare(self, turn: int, specs: list[ToolSpec], query: str) -> Prepared:
         compiled = self.context.compile_context(self.session.messages, query, memory=self.memory, cwd=self.cwd)
+        if self._snapshot is not None and self._snapshot[0] == turn:
+            compiled = replace(compiled, snapshot=self._snapshot[1])
+        else:
+            self._snapshot = (turn, compiled.snapshot)
         prompt = SystemPromptBuilder(
             list(self.static_sections),
             cwd=self.cwd,

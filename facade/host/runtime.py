@@ -20,13 +20,12 @@ from facade.host.loop import HOST_INSTRUCTIONS, AgentLoop, LoopConfig
 from facade.host.permissions import PermissionPolicy, Prompter
 from facade.host.providers.base import Provider
 from facade.host.session import Session, check_segment
+from facade.host.settings import DEFAULT_SESSIONS, DEFAULT_URL, host_settings
 from facade.host.skills import with_skills
 from facade.host.tools import endpoints, open_tools
 from facade.host.trajectory import Trajectory
 from facade.tokencount import bundled_name
 
-DEFAULT_URL = "http://127.0.0.1:8765/mcp"
-DEFAULT_SESSIONS = Path(".facade") / "sessions"
 # Development tokens are accepted only by a facade listening on loopback (DESIGN, "Identity").
 DEV_TOKEN_PREFIX = "facade-dev-"
 
@@ -60,12 +59,11 @@ class AgentFolderError(ValueError):
 
 
 def read_agent(name: str, agents_dir: Path | None = None, env: Mapping[str, str] | None = None) -> AgentFolder:
-    env = os.environ if env is None else env
     try:
         check_segment("agent name", name)
     except ValueError as exc:
         raise AgentFolderError(str(exc)) from None
-    folder = (agents_dir or Path(env.get("FACADE_AGENTS_DIR") or "agents")) / name
+    folder = (agents_dir or host_settings(env).agents_dir) / name
     data: dict[str, Any] = {}
     toml = folder / "agent.toml"
     if toml.is_file():

@@ -16,7 +16,6 @@ The tool goes through the permission policy like any other (read-only: allowed b
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -28,10 +27,11 @@ import yaml
 from facade.host.loop import LoopConfig, ToolSource
 from facade.host.messages import ToolSpec
 from facade.host.prompt import cap
+from facade.host.settings import DEFAULT_SKILLS, host_settings
 from facade.host.tools import ToolOutcome
 
 VARIABLE = "FACADE_HOST_SKILLS"
-DEFAULT_FOLDER = Path(".facade") / "skills"
+DEFAULT_FOLDER = DEFAULT_SKILLS
 SKILL_FILE = "SKILL.md"
 READ_TOOL = "host.skill_read"
 NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
@@ -68,9 +68,8 @@ class Skill:
 
 def skills_folder(cwd: str | Path, env: Mapping[str, str] | None = None) -> tuple[Path, bool]:
     """(the skills folder, whether it was named): the one place FACADE_HOST_SKILLS is read."""
-    env = os.environ if env is None else env
-    named = env.get(VARIABLE, "").strip()
-    return (Path(named).expanduser(), True) if named else (Path(cwd) / DEFAULT_FOLDER, False)
+    named = host_settings(env).skills
+    return (named.expanduser(), True) if named else (Path(cwd) / DEFAULT_FOLDER, False)
 
 
 def load_skills(folder: Path, *, required: bool = False) -> list[Skill]:

@@ -177,7 +177,8 @@ class Summarizer:
             call = self.session.record_usage(result.usage, 0, COMPACTION).call
             self.trajectory.emit(
                 "model.completed",
-                {"turn": turn, "call": call, "purpose": COMPACTION, "usage": result.usage.to_dict(), "stop_reason": result.stop_reason, "tool_calls": [], "problem": None},
+                {"turn": turn, "call": call, "purpose": COMPACTION, "usage": result.usage.to_dict(), "tokens": result.usage.request_tokens(),
+                 "stop_reason": result.stop_reason, "tool_calls": [], "problem": None},
             )
             text = clean(result.text)
             if not text:

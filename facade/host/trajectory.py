@@ -4,11 +4,12 @@ sent is recorded rather than estimated later.
 Envelope: `traceSchema`, `schemaVersion`, `traceId` (the session id, so a resumed session
 continues its trace), `type`, `ts` (UTC, ISO 8601), `seq` (continues across resumptions), `data`.
 Events: `session.started`, `context.compiled` (the exact tools array, system prompt and messages
-of the request body, and the request's size against the window), `model.completed` (usage),
+of the request body, and the request's size against the window), `model.completed` (usage, and
+`tokens`: the request's prompt, cached, prefilled and completion tokens as the server reported them),
 `tool.completed`, `context.compacted` (what was summarised and kept, by whom, the request's tokens
 before and after, and why: the threshold or an overflow), `context.overflowed` (the server refused
 a request as too long: its words, the window it showed, and what the host did), `session.ended`. Model calls carry a `purpose`: `turn`, or `compaction` for the
-call that wrote a summary.
+call that wrote a summary. `model_requests` reads one row per model request back, for a run's table.
 """
 
 from __future__ import annotations
@@ -55,3 +56,27 @@ class Trajectory:
 
 def read_trajectory(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def model_requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every model request of a trajectory, one row each, for a run's table: turn, call, purpose,
+    the tools it asked for, and its prompt / cached / prefilled / completion tokens (`model.completed`'s
+    `tokens`), with `prefilled_share` = prefilled / prompt (None when the server reported no prompt)."""
+    rows = []
+    for event in events:
+        if event.get("type") != "model.completed":
+            continue
+        data = event["data"]
+        tokens = data.get("tokens") or {}
+        prompt = int(tokens.get("prompt") or 0)
+        rows.append(
+            {
+                "turn": data.get("turn"),
+                "call": data.get("call"),
+                "purpose": data.get("purpose"),
+                "tool_calls": list(data.get("tool_calls") or []),
+                **tokens,
+                "prefilled_share": round(int(tokens.get("prefilled") or 0) / prompt, 4) if prompt else None,
+            }
+        )
+    return rows

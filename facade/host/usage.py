@@ -54,6 +54,18 @@ class Usage:
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
+    def request_tokens(self) -> dict[str, int]:
+        """One request as a run's table reads it: every prompt token, those the server read from
+        its cache, those it prefilled (processed fresh or written to the cache), and the
+        completion. On the second request of a tool turn, `prefilled / prompt` is the share the
+        prefix cache did not save."""
+        return {
+            "prompt": self.prompt_tokens,
+            "cached": self.cache_read_tokens,
+            "prefilled": self.input_tokens + self.cache_write_tokens,
+            "completion": self.output_tokens,
+        }
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
         return cls(**{k: int(data.get(k) or 0) for k in ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")})

@@ -5,7 +5,10 @@ llama.cpp), Anthropic, and the fenced protocol over an OpenAI-compatible endpoin
 
 from __future__ import annotations
 
+import email.utils
 import json
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,9 @@ import pytest
 from facade.host.messages import ToolSpec
 from facade.host.providers import AnthropicProvider, FencedProvider, ModelRequest, OpenAIProvider, ProviderError, SystemParts, make_provider
 from facade.host.providers.fenced import PROTOCOL
+from facade.host.providers.http import Retry, retry_after, server_wait
 from facade.host.providers.openai import openai_messages
+from facade.host.testing import Answer, ScriptedServer, say
 from facade.host.usage import Usage
 
 pytestmark = pytest.mark.anyio
@@ -51,12 +56,24 @@ class Recorder:
         return json.loads(self.requests[-1].content)
 
 
-def openai(recorder: Recorder | None = None, **kwargs: Any) -> OpenAIProvider:
+class Sleeps:
+    """The retries' sleep, injected: records each wait instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.waited: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waited.append(seconds)
+
+
+def openai(recorder: Recorder | ScriptedServer | None = None, **kwargs: Any) -> OpenAIProvider:
+    kwargs.setdefault("retry", Retry(sleep=Sleeps()))
     return OpenAIProvider(base_url="http://127.0.0.1:11434/v1/", model="qwen3:4b", max_tokens=1024, http=recorder.client() if recorder else None, **kwargs)
 
 
-def anthropic(recorder: Recorder | None = None) -> AnthropicProvider:
-    return AnthropicProvider(model="claude-sonnet-4-5", api_key="sk-ant-test", max_tokens=1024, http=recorder.client() if recorder else None)
+def anthropic(recorder: Recorder | ScriptedServer | None = None, **kwargs: Any) -> AnthropicProvider:
+    kwargs.setdefault("retry", Retry(sleep=Sleeps()))
+    return AnthropicProvider(model="claude-sonnet-4-5", api_key="sk-ant-test", max_tokens=1024, http=recorder.client() if recorder else None, **kwargs)
 
 
 class TestOpenAI:
@@ -222,3 +239,118 @@ class TestChoice:
     def test_what_is_missing(self, kind: str, env: dict[str, str], message: str) -> None:
         with pytest.raises(ProviderError, match=message):
             make_provider(kind, env=env)
+
+    def test_cache_slot_and_retries_come_from_the_settings(self) -> None:
+        env = {"FACADE_HOST_MODEL": "qwen", "FACADE_HOST_KEEP_CACHE": "true", "FACADE_HOST_SLOT": "2", "FACADE_HOST_RETRIES": "5", "ANTHROPIC_API_KEY": "k"}
+        chosen = make_provider("openai", env=env)
+        assert isinstance(chosen, OpenAIProvider) and (chosen.keep_cache, chosen.slot, chosen.retry.retries) == (True, 2, 5)
+        plain = make_provider("openai", env={"FACADE_HOST_MODEL": "qwen"})
+        assert isinstance(plain, OpenAIProvider) and (plain.keep_cache, plain.slot, plain.retry.retries) == (False, None, 3)
+        claude = make_provider("anthropic", env=env)
+        assert isinstance(claude, AnthropicProvider) and claude.retry.retries == 5
+
+    def test_a_bad_value_names_its_variable_and_what_to_write(self) -> None:
+        # Every variable's message is tested in tests/host/test_settings.py; here, that it reaches the caller.
+        with pytest.raises(ProviderError, match=re.escape("FACADE_HOST_RETRIES='many': write a whole number of retries from 0 to 20")):
+            make_provider("openai", env={"FACADE_HOST_MODEL": "qwen", "FACADE_HOST_RETRIES": "many"})
+
+
+class TestKeepCache:
+    """llama.cpp-family servers keep the prompt's KV cache when asked, in a slot when named."""
+
+    def test_off_by_default_and_sent_when_asked(self) -> None:
+        assert {"cache_prompt", "id_slot"}.isdisjoint(openai().payload(conversation()))
+        assert openai(keep_cache=True).payload(conversation())["cache_prompt"] is True
+        assert "id_slot" not in openai(keep_cache=True).payload(conversation())
+        body = openai(keep_cache=True, slot=0).payload(conversation())
+        assert (body["cache_prompt"], body["id_slot"]) == (True, 0)
+
+
+RATE_LIMITED = {"error": {"message": "Rate limit reached for requests", "type": "requests"}}
+
+
+class TestRetries:
+    """429, 5xx, 529 and a dropped connection are sent again with backoff, Retry-After honoured
+    and capped; the request and key errors never are (the waits are injected, never slept)."""
+
+    async def test_a_429_with_retry_after_then_an_answer(self) -> None:
+        server = ScriptedServer([Answer(429, RATE_LIMITED, {"Retry-After": "7"}), say("Harbour is active.")])
+        sleeps = Sleeps()
+        turn = await openai(server, retry=Retry(sleep=sleeps)).complete(conversation())
+        assert turn.text == "Harbour is active."
+        assert len(server.bodies) == 2 and server.bodies[0] == server.bodies[1]  # the same bytes, sent again
+        assert sleeps.waited == [7.0]
+
+    async def test_retry_after_as_an_http_date(self) -> None:
+        when = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+        server = ScriptedServer([Answer(503, {"error": "Loading model"}, {"Retry-After": when}), say("ok")], wire="anthropic")
+        sleeps = Sleeps()
+        await anthropic(server, retry=Retry(sleep=sleeps)).complete(conversation())
+        [waited] = sleeps.waited
+        assert 28 <= waited <= 30  # the date is to the second
+
+    def test_retry_after_is_read_both_ways(self) -> None:
+        assert retry_after("12") == 12.0 and retry_after("0.5") == 0.5
+        assert retry_after("Wed, 02 Dec 2026 14:00:30 GMT", now=datetime(2026, 12, 2, 14, 0, tzinfo=UTC).timestamp()) == 30.0
+        assert retry_after("Wed, 02 Dec 2026 13:00:00 GMT", now=datetime(2026, 12, 2, 14, 0, tzinfo=UTC).timestamp()) == 0.0
+        assert retry_after(None) is None and retry_after("soon") is None
+        assert server_wait(httpx2.Headers({"retry-after-ms": "1500", "retry-after": "2"})) == 1.5
+        assert server_wait(httpx2.Headers({"retry-after-ms": "soon", "retry-after": "2"})) == 2.0
+        assert server_wait(httpx2.Headers({})) is None
+
+    async def test_waits_are_capped_and_back_off_without_retry_after(self) -> None:
+        server = ScriptedServer([Answer(429, RATE_LIMITED, {"Retry-After": "3600"}), Answer(502, {"error": "bad gateway"}), Answer(500, {"error": "boom"}), say("ok")])
+        sleeps = Sleeps()
+        await openai(server, retry=Retry(retries=3, base=1.0, cap=60.0, sleep=sleeps)).complete(conversation())
+        assert len(server.bodies) == 4 and sleeps.waited[0] == 60.0
+        # Exponential with full jitter: the n-th wait lies within [0, base * 2**(n-1)].
+        assert 0 <= sleeps.waited[1] <= 2.0 and 0 <= sleeps.waited[2] <= 4.0
+
+    async def test_the_last_failure_says_how_often_and_what_to_change(self) -> None:
+        overloaded = Answer(529, wire("anthropic_error_overloaded.json"))
+        server = ScriptedServer([overloaded] * 3, wire="anthropic")
+        sleeps = Sleeps()
+        with pytest.raises(ProviderError) as failed:
+            await anthropic(server, retry=Retry(retries=2, sleep=sleeps)).complete(conversation())
+        assert len(server.bodies) == 3 and len(sleeps.waited) == 2
+        message = str(failed.value)
+        assert "HTTP 529" in message and "the API is overloaded: wait before asking again" in message
+        assert "sent 3 times" in message and "FACADE_HOST_RETRIES" in message
+
+    @pytest.mark.parametrize(
+        ("status", "body"),
+        [
+            (400, {"error": {"message": "bad request"}}),
+            (401, {"error": {"message": "invalid key"}}),
+            (403, {"error": {"message": "forbidden"}}),
+            (404, {"error": "model 'qwen3:4b' not found"}),
+            (400, wire("openai_error_context_length.json")),
+        ],
+    )
+    async def test_request_key_and_length_errors_are_never_sent_again(self, status: int, body: Any) -> None:
+        server = ScriptedServer([Answer(status, body), say("never")])
+        sleeps = Sleeps()
+        with pytest.raises(ProviderError) as failed:
+            await openai(server, retry=Retry(sleep=sleeps)).complete(conversation())
+        assert len(server.bodies) == 1 and sleeps.waited == [] and "sent " not in str(failed.value)
+
+    async def test_a_dropped_connection_is_sent_again(self) -> None:
+        answered = Recorder(200, wire("openai_response_llamacpp.json"))
+        sent: list[bytes] = []
+
+        def flaky(request: httpx2.Request) -> httpx2.Response:
+            sent.append(request.content)
+            if len(sent) == 1:
+                raise httpx2.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+            return answered.handle(request)
+
+        sleeps = Sleeps()
+        provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1", model="m", http=httpx2.AsyncClient(transport=httpx2.MockTransport(flaky)), retry=Retry(sleep=sleeps))
+        turn = await provider.complete(conversation())
+        assert len(sent) == 2 and len(sleeps.waited) == 1 and turn.text.startswith("Harbour")
+
+    async def test_no_retries_when_set_to_zero(self) -> None:
+        server = ScriptedServer([Answer(503, {"error": "Loading model"}), say("ok")])
+        with pytest.raises(ProviderError, match="still loading"):
+            await openai(server, retry=Retry(retries=0, sleep=Sleeps())).complete(conversation())
+        assert len(server.bodies) == 1

@@ -38,7 +38,7 @@ from facade.host.messages import ToolSpec
 from facade.host.names import from_provider
 from facade.host.providers import DEFAULT_ANTHROPIC_MODEL, AnthropicProvider, FencedProvider, ModelRequest, OpenAIProvider, ProviderError, SystemParts
 from facade.host.providers.anthropic import API_VERSION, parse_message
-from facade.host.providers.http import CONTEXT_HINT
+from facade.host.providers.http import CONTEXT_HINT, Retry
 from facade.host.providers.openai import openai_usage, parse_completion
 from facade.host.summarizer import summary_request
 from facade.host.tokenizer import TokenCounter
@@ -102,7 +102,8 @@ def openai_provider(base_url: str = "http://127.0.0.1:11434/v1", **kwargs: Any) 
 
 
 def anthropic_provider(base_url: str = "https://api.anthropic.com") -> AnthropicProvider:
-    return AnthropicProvider(model=DEFAULT_ANTHROPIC_MODEL, api_key="sk-ant-test", base_url=base_url, max_tokens=1024)
+    # Not sent again: the replay answers each request once, as recorded.
+    return AnthropicProvider(model=DEFAULT_ANTHROPIC_MODEL, api_key="sk-ant-test", base_url=base_url, max_tokens=1024, retry=Retry(retries=0))
 
 
 class TestRequestsValidate:
@@ -349,7 +350,7 @@ class TestSDKClients:
         [
             (400, "anthropic_error.json", anthropic.BadRequestError, "unexpected `tool_use_id`"),
             (400, "anthropic_error_prompt_too_long.json", anthropic.BadRequestError, CONTEXT_HINT),
-            (529, "anthropic_error_overloaded.json", anthropic.OverloadedError, "the API is overloaded: wait and retry"),
+            (529, "anthropic_error_overloaded.json", anthropic.OverloadedError, "the API is overloaded: wait before asking again"),
         ],
     )
     async def test_anthropic_errors(self, replay: Replay, status: int, recording: str, sdk_error: type[Exception], ours: str) -> None:

@@ -18,7 +18,7 @@ import httpx2
 from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError, SystemParts
-from facade.host.providers.http import post_json
+from facade.host.providers.http import Retry, post_json
 from facade.host.usage import Usage
 
 API_VERSION = "2023-06-01"
@@ -110,6 +110,7 @@ class AnthropicProvider:
         temperature: sampling temperature; the API's default when None.
         timeout: seconds to wait for one reply.
         http: an HTTP client to use instead of a fresh one per call (tests inject a recorder).
+        retry: how a request that failed with 429/5xx/529 or a dropped connection is sent again.
     """
 
     model: str
@@ -121,6 +122,7 @@ class AnthropicProvider:
     http: httpx2.AsyncClient | None = field(default=None, repr=False)
     name: str = "anthropic"
     native_tools: bool = True
+    retry: Retry = field(default_factory=Retry)
 
     @property
     def url(self) -> str:
@@ -140,4 +142,4 @@ class AnthropicProvider:
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
         headers = {"x-api-key": self.api_key, "anthropic-version": API_VERSION}
-        return parse_message(await post_json(self.name, self.url, self.payload(request), headers, self.http, self.timeout))
+        return parse_message(await post_json(self.name, self.url, self.payload(request), headers, self.http, self.timeout, retry=self.retry))

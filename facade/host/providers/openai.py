@@ -24,7 +24,7 @@ from facade.host.messages import Message, ToolCall, ToolSpec, paired
 from facade.host.names import from_provider, to_provider
 from facade.host.providers.base import ModelRequest, ModelTurn, ProviderError
 from facade.host.providers.blocks import arguments
-from facade.host.providers.http import post_json
+from facade.host.providers.http import Retry, post_json
 from facade.host.providers.textcalls import lift
 from facade.host.usage import Usage
 
@@ -148,6 +148,11 @@ class OpenAIProvider:
         temperature: sampling temperature; the server's default when None.
         timeout: seconds to wait for one reply (local models on CPU are slow).
         http: an HTTP client to use instead of a fresh one per call (tests inject a recorder).
+        keep_cache: ask a llama.cpp-family server to keep the prompt's KV cache between requests
+            (`cache_prompt`); OpenAI's own API refuses unknown fields, so it is off by default.
+        slot: the llama.cpp server slot (`id_slot`) to send to, so that one session's requests
+            meet their own cache; the server picks when None.
+        retry: how a request that failed with 429/5xx/529 or a dropped connection is sent again.
     """
 
     base_url: str
@@ -159,6 +164,9 @@ class OpenAIProvider:
     http: httpx2.AsyncClient | None = field(default=None, repr=False)
     name: str = "openai"
     native_tools: bool = True
+    keep_cache: bool = False
+    slot: int | None = None
+    retry: Retry = field(default_factory=Retry)
     # Cleared when the server refuses tool_choice (vLLM without a tool-call parser); see complete.
     tool_choice: bool = field(default=True, repr=False)
 
@@ -178,11 +186,14 @@ class OpenAIProvider:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.keep_cache:  # llama.cpp-family fields: the prompt's cache kept, in this session's slot
+            body["cache_prompt"] = True
+            body.update({"id_slot": self.slot} if self.slot is not None else {})
         return body
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
         try:
-            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+            body = await self._post(request)
         except ProviderError as exc:
             if not (request.tools and self.tool_choice and TOOL_CHOICE_REFUSED in str(exc)):
                 raise
@@ -190,8 +201,11 @@ class OpenAIProvider:
             # without one it still shows the tools to the model, and the calls come back as text,
             # which parse_completion reads. Asked once per provider, not on every call.
             self.tool_choice = False
-            body = await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout)
+            body = await self._post(request)
         return parse_completion(body, [t.name for t in request.tools])
+
+    async def _post(self, request: ModelRequest) -> dict[str, Any]:
+        return await post_json(self.name, self.url, self.payload(request), self._headers(), self.http, self.timeout, retry=self.retry)
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
