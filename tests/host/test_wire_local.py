@@ -12,6 +12,7 @@ of it, so CI replays them without the model.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 from facade.host.messages import ToolCall, ToolSpec, assistant, tool_result, user
 from facade.host.names import from_provider
 from facade.host.providers import ModelRequest, OpenAIProvider, SystemParts
-from facade.host.providers.fenced import FencedProvider
+from facade.host.providers.blocks import read_reply
 from facade.host.providers.http import http_failure
 from facade.host.providers.openai import parse_completion
 
@@ -146,3 +147,28 @@ class TestHostRequests:
         assert {"files.read", "files.list", "skills.tool_search"} <= set(names)
         assert record["request"]["messages"][0]["role"] == "system"
         assert [m["role"] for m in record["request"]["messages"][1:]] == ["user"]
+
+
+class TestFencedReplies:
+    """Replies to `facade run pocket … --provider fenced`: no `tools` sent, the listing in the
+    system prompt, the reply read by the fenced reader."""
+
+    def read(self, name: str) -> tuple[dict[str, Any], Any]:
+        record = recording(name)
+        assert "tools" not in record["request"]
+        listing = re.findall(r"^- ([a-z_]+\.[a-z_]+): ", record["request"]["messages"][0]["content"], re.M)
+        assert {"files.read", "files.list", "skills.tool_search"} <= set(listing)
+        return record, read_reply(record["response"]["choices"][0]["message"]["content"], listing)
+
+    def test_a_tool_block_with_the_wrong_key_goes_back_to_the_model_with_the_form(self) -> None:
+        # Prose, then a ```tool block whose call is under "app" instead of "tool".
+        _, reading = self.read("openai_response_llamacpp_python_e2e_fenced_call")
+        assert reading.calls == []
+        assert reading.problem is not None and '"tool"' in reading.problem and "app, args" in reading.problem
+
+    def test_the_corrected_bare_object_is_a_call(self) -> None:
+        # The next reply: a bare {"tool": …, "args": …} object naming an offered tool.
+        record, reading = self.read("openai_response_llamacpp_python_e2e_fenced_bare_call")
+        assert [c.name for c in reading.calls] == ["files.read"] and reading.problem is None
+        assert reading.calls[0].arguments["path"].endswith("notes/todo.txt")
+        assert record["response"]["choices"][0]["finish_reason"] == "stop"
