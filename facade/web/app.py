@@ -122,8 +122,16 @@ def build_app(service: Service) -> Starlette:
             Middleware(SecurityHeaders),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
         ],
+        exception_handlers={404: no_route},
         lifespan=lifespan,
     )
+
+
+async def no_route(request: Request, _: Exception) -> JSONResponse:
+    """A path no route matches (a conversation id with a line break, a misspelt route) answers
+    as every other API refusal does, in JSON that says where the routes are listed, not with
+    Starlette's plain-text "Not Found"."""
+    return JSONResponse({"error": f"no route for {request.method} {request.url.path!r}; the routes are listed at /openapi.json"}, status_code=404)
 
 
 def _replica(url: str, redis_url: str) -> Replica:
