@@ -15,4 +15,6 @@ if [ ! -x /usr/sbin/haproxy ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy) >/dev/null 2>&1 \
     || echo "note: could not install haproxy; the balancer tests will skip" >&2
 fi
-exec .venv/bin/python -m pytest "$@"
+# Two workers: most of a test's time is a server subprocess starting or answering, so two
+# files at a time keep both cores busy (tests/conftest.py groups the files that must not overlap).
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
