@@ -42,6 +42,8 @@ class TestWhatIsSent:
         with pytest.raises(ProviderError, match="HTTP 500") as refused:
             await openai(Recorder(500, wire("openai_error_llamacpp_python_null_content.json"))).complete(conversation())
         assert "internal_server_error" in str(refused.value)
+        # The cause the server names third of seven, past character 500, reaches the person.
+        assert "'content'), 'msg': 'Input should be a valid string'" in str(refused.value)
 
 
 def unit(kind: str, index: int) -> list[dict[str, Any]]:

@@ -167,7 +167,10 @@ CONTEXT_HINT = (
 def http_failure(provider: str, status: int, body: str, url: str) -> ProviderError:
     """An HTTP error from a model endpoint, said so that the person knows what to change; a
     refused prompt also says so to the host (`kind`, and the window the server stated)."""
-    said = f"The server said: {api_message(body)[:500]}"
+    # 2,000 characters, not fewer: a validation error lists every variant of a union first, and
+    # llama-cpp-python's refusal of a null content names the real cause third of seven, past
+    # character 500 of its 1,726.
+    said = f"The server said: {api_message(body)[:2000]}"
     refused = overflow(status, body)
     if refused is not None:
         return ProviderError(

@@ -178,8 +178,9 @@ class OpenAIProvider:
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.system.text, request.messages)}
         if request.tools:
             body["tools"] = [openai_tool(t) for t in request.tools]
-            # Said, not left to the server's default: llama-cpp-python's function-calling format
-            # renders the prompt without the tools when no tool_choice is given.
+            # Said, not left to the server's default: llama-cpp-python's chatml-function-calling
+            # format renders the prompt without the tools when no tool_choice is given (its
+            # default, the GGUF's own template, renders the same prompt either way).
             if self.tool_choice:
                 body["tool_choice"] = "auto"
         if self.max_tokens is not None:
