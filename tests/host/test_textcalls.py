@@ -47,7 +47,7 @@ class TestForgivingArguments:
         assert error.startswith('The "arguments" of your files.read call') and says in error and "Call it again" in error
 
 
-OFFERED = ["files.read", "projects.task_list"]
+OFFERED = ["files.read", "projects.task_list", "projects.task_create"]
 
 
 class TestTextCalls:
@@ -103,6 +103,18 @@ class TestTextCalls:
     def test_json_that_is_not_a_call_stays_the_answer(self, reply: str) -> None:
         lifted = lift(reply, OFFERED)
         assert lifted.calls == [] and lifted.problem is None and lifted.text == reply
+
+    @pytest.mark.parametrize(
+        ("reply", "meant"),
+        [
+            # Seen from Qwen2.5-Coder-0.5B in scripts/e2e_local.py: the right action under a domain it made up.
+            ('{"name": "orders-task_create", "arguments": {"title": "Call the printer"}}', "projects.task_create"),
+            ('```json\n{"name": "files.raed", "arguments": {"path": "a.txt"}}\n```', "files.read"),
+        ],
+    )
+    def test_a_call_shaped_object_naming_a_tool_near_an_offered_one_is_told_which(self, reply: str, meant: str) -> None:
+        lifted = lift(reply, OFFERED)
+        assert not lifted.calls and lifted.problem is not None and f'the nearest offered tool is "{meant}"' in lifted.problem
 
     def test_a_broken_whole_reply_call_naming_an_offered_tool_is_a_problem(self) -> None:
         lifted = lift('{"name": "files.read", "arguments": {"path": "a.txt", "text": "say "}" and go"}}', OFFERED)

@@ -20,6 +20,7 @@ the block is refused rather than cut short.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import uuid
@@ -41,6 +42,8 @@ TOOL_KEYS = ("tool", "name", "tool_name", "function")
 ARGS_KEYS = ("args", "arguments", "parameters", "params", "input")
 SMART = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 FORM = '```tool\n{"tool": "domain.action", "args": {"field": "value"}}\n```'
+# How a call that names no offered tool, but one near it, is told so (read_call, meant_call).
+NO_TOOL = "there is no tool named"
 TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 # What a repair may drop without losing anything the model meant: comments outside strings, and
 # the spelling of literals (True/None become true/null).
@@ -113,7 +116,7 @@ def read_reply(reply: str, tools: Collection[str] = ()) -> Reading:
                 return reading
             continue
         call, problem = read_call(block.body, known if not protocol else None)
-        if problem and (protocol or mentions(block.body, known)):
+        if problem and (protocol or meant_call(block.body, known, problem)):
             reading.problem = fix(problem)
             return reading
         if call is not None:
@@ -245,6 +248,24 @@ def mentions(body: str, known: set[str]) -> bool:
     return any(name in body or name.replace(".", "-") in body for name in known)
 
 
+def meant_call(body: str, known: set[str], problem: str) -> bool:
+    """Whether a block that could not be read as a call meant one: it names an offered tool, or
+    it is call-shaped and names a tool near one (read_call said so)."""
+    return problem.startswith(NO_TOOL) or mentions(body, known)
+
+
+def near_miss(name: str, known: Collection[str]) -> str | None:
+    """The offered tool a call naming an unknown one most likely meant: the one tool with the same
+    action under another domain (`orders.task_create` for `projects.task_create`, seen from
+    Qwen2.5-Coder-0.5B), else the closest spelling; None when nothing is near."""
+    action = name.rpartition(".")[2]
+    same = [tool for tool in known if tool.rpartition(".")[2] == action]
+    if len(same) == 1:
+        return same[0]
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def _take_html(body: str, reading: Reading) -> bool:
     document = body.strip()
     if "</html>" not in document.lower() or "<html" not in document.lower():
@@ -275,9 +296,14 @@ def read_call(body: str, known: set[str] | None) -> tuple[ToolCall | None, str |
             return None, None
         return None, f'the object has no "tool" naming the tool to call (its keys: {", ".join(value) or "none"}).'
     name = from_provider(value[name_key].strip())
-    if known is not None and name not in known:
-        return None, None
     args_key = next((k for k in ARGS_KEYS if k in value), None)
+    if known is not None and name not in known:
+        # An answer in JSON names no tool; an object shaped like a call (a name and its arguments)
+        # that names one near an offered tool meant that tool, and the model hears which.
+        near = near_miss(name, known) if args_key is not None else None
+        if near is None:
+            return None, None
+        return None, f'{NO_TOOL} "{name}"; the nearest offered tool is "{near}": call it by that name if you meant it, or answer in plain text.'
     args, error = arguments(value[args_key] if args_key else {k: v for k, v in value.items() if k != name_key}, '"args"')
     if error is not None:
         return None, error

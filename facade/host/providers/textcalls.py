@@ -24,7 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from facade.host.messages import ToolCall
-from facade.host.providers.blocks import blocks, mentions, read_call
+from facade.host.providers.blocks import blocks, meant_call, read_call
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 TAGGED = re.compile(re.escape(OPEN) + r"(.*?)(?:" + re.escape(CLOSE) + r"|\Z)", re.DOTALL)
@@ -78,7 +78,7 @@ def _whole(reply: str, known: set[str]) -> Lifted:
     if problem is None:
         call, problem = read_call(body, known)
     if problem is not None:
-        return Lifted(text=reply, problem=fix(problem)) if mentions(body, known) else Lifted(text=reply)
+        return Lifted(text=reply, problem=fix(problem)) if meant_call(body, known, problem) else Lifted(text=reply)
     return Lifted([_native(call)], "") if call is not None else Lifted(text=reply)
 
 
