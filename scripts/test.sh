@@ -16,5 +16,6 @@ if [ ! -x /usr/sbin/haproxy ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
     || echo "note: could not install haproxy; the balancer tests will skip" >&2
 fi
 # Two workers: most of a test's time is a server subprocess starting or answering, so two
-# files at a time keep both cores busy (tests/conftest.py groups the files that must not overlap).
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
+# files at a time keep both cores busy; each file that empties a Redis database has its own number
+# (tests/support.py emptied_redis), and a file's tests stay on one worker (--dist loadfile).
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

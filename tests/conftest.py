@@ -31,19 +31,6 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
         proc.stop()
 
 
-# The suite runs on two xdist workers (scripts/test.sh), a file at a time per worker so that a
-# file's module fixtures start once. Files whose fixtures empty the same Redis database
-# (test_elevation_backends' `redis_url`, db 13, which test_stdio borrows) share one group, so
-# one worker runs them in turn and neither empties the other's cards mid-test.
-SHARED_REDIS_DB = {"test_elevation_backends.py", "test_stdio.py"}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        group = "redis-db-13" if item.path.name in SHARED_REDIS_DB else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
 @pytest.fixture(params=ERAS)
 def era(request: pytest.FixtureRequest) -> str:
     return request.param

@@ -54,6 +54,21 @@ def need_service(name: str, reason: str) -> None:
     pytest.skip(f"{name} unavailable: {reason}")
 
 
+def emptied_redis(db: int) -> str:
+    """The URL of Redis database `db`, emptied: each test file that needs one has its own number
+    (the suite runs two files at a time, and an emptied database must be nobody else's)."""
+    import redis
+
+    url = REDIS_URL.rsplit("/", 1)[0] + f"/{db}"
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=1)
+        client.flushdb()
+        client.close()
+    except redis.RedisError as exc:
+        need_service("Redis", f"{url}: {exc}")
+    return url
+
+
 @contextlib.contextmanager
 def postgres_database() -> Iterator[str]:
     """A fresh PostgreSQL database for one test session, dropped afterwards."""

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from facade.catalogue.discovery import discover
-from tests.support import DEV, REDIS_URL, ServerProcess, free_port, mcp_client, need_service, text_of
+from tests.support import DEV, REDIS_URL, ServerProcess, emptied_redis, free_port, mcp_client, need_service, text_of
 from tests.test_elevation import FILES_FULL, api, names, watched
 
 pytestmark = pytest.mark.anyio
@@ -73,14 +73,7 @@ class TestMemory:
 
 @pytest.fixture
 def redis_url() -> str:
-    import redis
-
-    try:
-        client = redis.Redis.from_url(TEST_REDIS, socket_connect_timeout=1)
-        client.flushdb()
-    except redis.RedisError as exc:
-        need_service("Redis", f"{TEST_REDIS}: {exc}")
-    return TEST_REDIS
+    return emptied_redis(13)
 
 
 @pytest.fixture
@@ -157,6 +150,27 @@ class TestRedisReplicas:
                 assert httpx2.get(f"{server.base}/healthz").status_code == 200
             finally:
                 server.stop()
+
+
+class TestRedisChannels:
+    def test_deployments_in_two_databases_of_one_server_do_not_hear_each_other(self) -> None:
+        """Pub/sub spans a Redis server's databases: each database has its own list_changed
+        channel, so an approval in one deployment reaches none of another's sessions."""
+        import redis
+
+        from facade.access.redis_store import RedisChanges
+
+        mine, theirs = emptied_redis(13), emptied_redis(15)
+        listener = redis.Redis.from_url(mine)
+        pubsub = listener.pubsub()
+        pubsub.subscribe(RedisChanges(listener, mine).channel)
+        assert pubsub.get_message(timeout=10)["type"] == "subscribe"
+        RedisChanges(redis.Redis.from_url(theirs), theirs).publish("francis", "theirs")
+        RedisChanges(redis.Redis.from_url(mine), mine).publish("francis", "mine")
+        heard = pubsub.get_message(timeout=10)
+        assert heard is not None and b'"conversation": "mine"' in heard["data"], heard
+        pubsub.close()
+        listener.close()
 
 
 class TestRedisCards:

@@ -6,7 +6,8 @@ Keys (all under `facade:`):
   conv:{conversation}           set of agents with elevations in the conversation (for deletion)
   card:{id}                     JSON of a card (its id issued by the audit log's database, so an
                                 emptied Redis never issues an id again); cards:ids sorted set of ids
-  channel list_changed          pub/sub: {"agent", "conversation"} to every replica
+  channel <db>:list_changed     pub/sub: {"agent", "conversation"} to every replica (named by the
+                                database: pub/sub spans a server's databases, deployments don't)
   replica:{id}                  a serving replica's base URL, kept alive by its heartbeat
                                 (facade/mcp/replicas.py): where its handshake-era sessions are
 
@@ -35,7 +36,13 @@ from facade.settings import redact_url as redact
 
 log = structlog.get_logger("facade.redis")
 PREFIX = "facade:"
-CHANNEL = f"{PREFIX}list_changed"
+
+
+def channel(client: redis.Redis) -> str:
+    """The list_changed channel of the client's database. Redis delivers a message to every
+    subscriber on the server, whatever database it selected; two deployments sharing a server
+    in databases of their own would otherwise hear each other's approvals."""
+    return f"{PREFIX}{client.connection_pool.connection_kwargs.get('db', 0)}:list_changed"
 SEP = "\x1f"
 CARD_KEEP_SECONDS = 7 * 24 * 3600  # decided cards stay readable for a week
 # Short timeouts: a Redis that does not answer must not hold a tools/list hostage.
@@ -238,10 +245,11 @@ class RedisChanges(Changes):
         self.r = client
         self.url = url
         self.on_error = on_error
+        self.channel = channel(client)
 
     def publish(self, agent: str, conversation: str) -> None:
         try:
-            self.r.publish(CHANNEL, json.dumps({"agent": agent, "conversation": conversation}))
+            self.r.publish(self.channel, json.dumps({"agent": agent, "conversation": conversation}))
         except redis.RedisError:
             self.on_error()
             log.warning("redis.publish_failed", url=redact(self.url))
@@ -252,7 +260,7 @@ class RedisChanges(Changes):
         while True:
             try:
                 async with aioredis.from_url(self.url) as client, client.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL)
+                    await pubsub.subscribe(self.channel)
                     async for message in pubsub.listen():
                         if message.get("type") == "message":
                             data = json.loads(message["data"])

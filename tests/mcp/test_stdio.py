@@ -11,9 +11,8 @@ from mcp import Client, StdioServerParameters
 
 from facade.serving.outcomes import unknown_tool_message
 from facade.catalogue.discovery import discover
-from tests.support import DEV, ServerProcess, base_env, mcp_client, text_of
+from tests.support import DEV, ServerProcess, base_env, emptied_redis, mcp_client, text_of
 from tests.test_elevation import api, counting, names
-from tests.test_elevation_backends import redis_url  # noqa: F401 - the fixture: Redis db 13, emptied
 
 pytestmark = pytest.mark.anyio
 REGISTRY = discover()
@@ -64,7 +63,8 @@ class TestStdioWithRedis:
     """With FACADE_REDIS_URL, a card made through `facade stdio` is decided on `facade serve`,
     and the stdio client hears that its list changed."""
 
-    async def test_approval_on_serve_reaches_the_stdio_client(self, tmp_path: Path, redis_url: str, era: str) -> None:  # noqa: F811
+    async def test_approval_on_serve_reaches_the_stdio_client(self, tmp_path: Path, era: str) -> None:
+        redis_url = emptied_redis(10)  # this file's own database (tests/support.py)
         env = {"FACADE_REDIS_URL": redis_url, "FACADE_DATA_DIR": str(tmp_path / "shared")}
         (tmp_path / "serve").mkdir()
         (tmp_path / "stdio").mkdir()
