@@ -22,6 +22,7 @@ from tests.support import (
     DEV,
     REDIS_URL,
     ServerProcess,
+    emptied_redis,
     free_port,
     jsonrpc,
     legacy_body,
@@ -35,7 +36,7 @@ from tests.test_elevation import FILES_FULL, api, counting, names
 
 pytestmark = pytest.mark.anyio
 # A database index of its own, emptied before use: the tests share the machine's Redis.
-BALANCER_REDIS = REDIS_URL.rsplit("/", 1)[0] + "/11"
+BALANCER_REDIS = REDIS_URL.rsplit("/", 1)[0] + "/11"  # emptied_redis(11)
 HAPROXY = "/usr/sbin/haproxy"
 
 # Round robin on every request (each goes to the next replica, whatever the one before it
@@ -105,16 +106,9 @@ class Deployment:
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    import redis
-
     if shutil.which(HAPROXY) is None:
         need_service("haproxy", f"{HAPROXY} is not installed (scripts/test.sh installs Debian's haproxy)")
-    try:
-        client = redis.Redis.from_url(BALANCER_REDIS, socket_connect_timeout=1)
-        client.flushdb()
-        client.close()
-    except redis.RedisError as exc:
-        need_service("Redis", f"{BALANCER_REDIS}: {exc}")
+    emptied_redis(11)
     root = tmp_path_factory.mktemp("balancer")
     with postgres_database() as database:
         env = {"FACADE_DATABASE_URL": database, "FACADE_REDIS_URL": BALANCER_REDIS}

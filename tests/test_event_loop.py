@@ -22,7 +22,7 @@ import httpx2
 import pytest
 
 from facade.catalogue.discovery import discover
-from tests.support import DEV, REDIS_URL, base_env, free_port, mcp_client, need_service, text_of
+from tests.support import DEV, REDIS_URL, base_env, emptied_redis, free_port, mcp_client, text_of
 
 pytestmark = pytest.mark.anyio
 REGISTRY = discover()
@@ -142,12 +142,7 @@ class InProcessServer:
 
 @pytest.fixture
 def slow_redis() -> Iterator[SlowProxy]:
-    import redis
-
-    try:
-        redis.Redis.from_url(TEST_REDIS, socket_connect_timeout=1).flushdb()
-    except redis.RedisError as exc:
-        need_service("Redis", f"{TEST_REDIS}: {exc}")
+    emptied_redis(12)
     where = urlsplit(TEST_REDIS)
     proxy = SlowProxy((where.hostname or "127.0.0.1", where.port or 6379), DELAY)
     yield proxy

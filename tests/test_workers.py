@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.support import DEV, REDIS_URL, ServerProcess, base_env, legacy_open, need_service
+from tests.support import DEV, REDIS_URL, ServerProcess, base_env, emptied_redis, legacy_open
 
 from benchkit import legacy_body, modern_body, modern_headers
 
@@ -28,12 +28,7 @@ WORKERS_REDIS = REDIS_URL.rsplit("/", 1)[0] + "/14"
 
 
 def redis_reachable() -> None:
-    try:
-        import redis
-
-        redis.Redis.from_url(WORKERS_REDIS, socket_timeout=2).flushdb()
-    except Exception as exc:  # noqa: BLE001 - any failure means the same: no Redis here
-        need_service("Redis", f"{WORKERS_REDIS}: {exc}")
+    emptied_redis(14)
 
 
 @dataclass
