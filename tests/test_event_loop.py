@@ -229,3 +229,17 @@ class TestSlowRedis:
         assert deleted.json()["reverted"] == [{"agent": "francis", "domain": "files"}]
         assert slow_redis.replies - replies >= 3, "no Redis reply was delayed: the test measured nothing"
         assert ticker.worst < MAX_LAG, f"the event loop was {ticker.worst * 1000:.0f} ms late"
+
+
+class TestRedisTooSlow:
+    async def test_the_dashboard_says_redis_is_unavailable_instead_of_failing(self, in_process: InProcessServer, slow_redis: SlowProxy) -> None:
+        """Redis slower than the client's 0.5 s timeout: the dashboard answers 503 with what is
+        wrong (it was a 500 with a stack trace in the log), and the server goes on serving."""
+        async with httpx2.AsyncClient(base_url=in_process.base, timeout=60) as http:
+            assert (await http.post("/dashboard/login", data={"token": DEV["operator"]})).status_code == 303
+            slow_redis.delay = 0.8
+            page = await http.get("/dashboard")
+            assert page.status_code == 503, page.text
+            assert "Redis at redis://127.0.0.1" in page.text and "try again shortly" in page.text
+            slow_redis.delay = 0
+            assert (await http.get("/healthz")).status_code == 200

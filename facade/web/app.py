@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import facade
+from facade.errors import Unavailable
 from facade.serving.lifecycle import serving
 from facade.serving.readiness import ping_database, readiness
 from facade.serving.service import Service
@@ -122,9 +123,15 @@ def build_app(service: Service) -> Starlette:
             Middleware(SecurityHeaders),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
         ],
-        exception_handlers={404: no_route},
+        exception_handlers={404: no_route, Unavailable: unavailable},
         lifespan=lifespan,
     )
+
+
+async def unavailable(_: Request, exc: Exception) -> JSONResponse:
+    """A store that cannot answer (Redis away or slower than its timeout) where a route did not
+    say so itself — the dashboard's pages — is a 503 with what is wrong, not a 500."""
+    return JSONResponse({"error": str(exc)}, status_code=503)
 
 
 async def no_route(request: Request, _: Exception) -> JSONResponse:
