@@ -35,6 +35,8 @@ from facade.host.runtime import HostOptions, start
 from facade.host.providers.base import ModelRequest, ModelTurn
 from facade.host.testing import ScriptedModel, call, say
 from facade.host.tools import FacadeTools
+from facade.host.trajectory import read_trajectory
+from tests.host.conftest import Host
 from tests.support import DEV, ServerProcess, mcp_client, text_of
 
 AGENT = "pocket"
@@ -338,3 +340,20 @@ class TestTheHostsHalf:
         disclosure.replay(messages)
         listing = self.specs(SEARCH_TOOL, "a.one", "b.two", deferred={"a.one", "b.two"})
         assert [s.name for s in disclosure.offered(listing)] == [SEARCH_TOOL, "b.two", "a.one"]
+
+
+# Capabilities at approval 1, the host asking first (issue 19, item 8).
+IRREVERSIBLE = {"files.delete", "files.bulk_delete", "backups.run_delete", "backups.job_delete", "backups.job_prune", "photos.photo_delete"}
+
+
+@pytest.mark.anyio
+async def test_routing_never_preloads_a_tool_that_destroys(host: Host) -> None:
+    """Prompt routing loads what the search ranks first for the request, unasked: for a request
+    about deleting, the search ranks destructive tools first, and none of them is loaded."""
+    model = ScriptedModel([say("Done.")])
+    async with host(model, agent="pocket", preload_tools=5) as loop:
+        await loop.run("Delete the old files and remove every backup run of last year, permanently.")
+    [routed] = [e["data"] for e in read_trajectory(loop.session.trajectory_path) if e["type"] == "tools.routed"]
+    destructive = {name for name in routed["found"] if name in IRREVERSIBLE}
+    assert destructive, routed  # the search did rank some: the test would prove nothing otherwise
+    assert not destructive & set(routed["wanted"]) and not destructive & {t.name for t in model.requests[0].tools}
