@@ -199,14 +199,8 @@ class AgentLoop:
         # Routing loads tools nobody asked for, so never one that destroys: a request to read a
         # file preloaded files.delete and documents.document_delete, and Qwen2.5-Coder-0.5B called
         # one (scripts/e2e_local.py). A model that means to delete finds it through the search.
-        wanted = self.disclosure.want([n for n in names if not self._destroys(n)])
+        wanted = self.disclosure.want([n for n in names if not ((spec := self.tools.spec(n)) and spec.irreversible)])
         self.trajectory.emit("tools.routed", {"turn": turn, "query": query, "found": names, "wanted": wanted, "is_error": outcome.is_error})
-
-    def _destroys(self, name: str) -> bool:
-        """Announced destructive, or at approval 1: the facade marks its irreversible tools so
-        (the hint itself stays off its wire, at the MCP default, to save bytes)."""
-        spec = self.tools.spec(name)
-        return spec is not None and (spec.destructive or spec.approval == 1)
 
     async def _execute(self, call: ToolCall, step: int, executed: list[Executed]) -> ToolOutcome:
         outcome = await self._outcome(call, step, executed)

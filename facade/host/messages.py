@@ -44,6 +44,12 @@ class ToolSpec:
     deferred: bool = False
     destructive: bool = False
 
+    @property
+    def irreversible(self) -> bool:
+        """Announced destructive, or at approval 1: the facade marks its irreversible tools so
+        (the hint itself stays off its wire, at the MCP default, to save bytes)."""
+        return self.destructive or self.approval == 1
+
 
 @dataclass(frozen=True)
 class ToolCall:
