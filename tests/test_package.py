@@ -112,6 +112,25 @@ class TestInstalledWheel:
         venv = installed.bin.parent.resolve()
         assert all(Path(line).resolve().is_relative_to(venv) for line in done.stdout.split()), done.stdout
 
+    def test_the_demo_archives_are_inside(self, installed: Installed) -> None:
+        """The seeds unpack them (scripts/demo_files.py): a wheel without them has no demo files."""
+        script = (
+            "import importlib, zipfile\n"
+            "for name in ('documents', 'photos'):\n"
+            "    seed = importlib.import_module(f'domains.{name}.seed')\n"
+            "    print(seed.ARCHIVE, len(zipfile.ZipFile(seed.ARCHIVE).namelist()))\n"
+        )
+        done = subprocess.run(
+            [str(installed.bin / "python"), "-c", script], cwd=installed.folder("archives"), env=clean_env(),
+            capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        venv = installed.bin.parent.resolve()
+        for line in done.stdout.splitlines():
+            path, members = line.rsplit(" ", 1)
+            assert Path(path).resolve().is_relative_to(venv) and int(members) > 5, line
+        assert len(done.stdout.splitlines()) == 2, done.stdout
+
     def test_an_empty_folder_says_what_to_run(self, installed: Installed) -> None:
         done = installed.run(installed.folder("empty"), "serve", "--port", "9")
         assert done.returncode == 2, done.stderr

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from facade.kit import Conflict, Entity, Tags, iso, utcnow
 
-from domains.documents.extract import count_words, extract
+from domains.documents.extract import Extracted, count_words, extract
 from domains.documents.sandbox import display, os_errors
 from domains.documents.tables import Document, Tag
 
@@ -59,10 +59,13 @@ def by_path(db: Session, rel: str) -> Document | None:
     return db.scalar(select(Document).where(Document.path == rel).options(selectinload(Document.tags)))
 
 
-def refresh(doc: Document, real: Path, given: str, *, now: datetime | None = None) -> tuple[bool, str | None]:
+def refresh(
+    doc: Document, real: Path, given: str, *, now: datetime | None = None, extracted: Extracted | None = None
+) -> tuple[bool, str | None]:
     """Read the file again into its row; returns whether the content changed, and the title
-    the file's own metadata gives (None when it gives none)."""
-    extracted = extract(real, given)
+    the file's own metadata gives (None when it gives none). `extracted` is the file's text
+    when the caller knows it already (the seed's own files)."""
+    extracted = extracted or extract(real, given)
     with os_errors(given):
         info = real.stat()
         digest = hashlib.sha256(real.read_bytes()).hexdigest()
@@ -88,6 +91,7 @@ def register(
     tags: Iterable[str] = (),
     refresh_existing: bool = True,
     now: datetime | None = None,
+    extracted: Extracted | None = None,
 ) -> Document:
     """The row of the file at `real`, created or (when refresh_existing) refreshed."""
     rel = display(real)
@@ -102,7 +106,7 @@ def register(
         doc = Document(path=rel, title="", sha256="", notes=notes, tags=[])
         if now is not None:
             doc.created_at = doc.updated_at = now
-    _, own_title = refresh(doc, real, given, now=now)
+    _, own_title = refresh(doc, real, given, now=now, extracted=extracted)
     if fresh:  # only once the file was read: a damaged one leaves nothing behind to flush
         db.add(doc)
     if title is not None:

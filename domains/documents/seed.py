@@ -1,23 +1,37 @@
 """The demo library: real Word, Excel, PDF, CSV and Markdown files of a small company, made
 with the same writers the capabilities use, and their metadata rows.
 
+The files are made once, by `scripts/demo_files.py`, into `demo-files.zip` beside this module,
+with the text the index extracts from each (`index.json`): making them at the first start
+imported python-docx, openpyxl, fpdf2 and pypdf and cost ~0.8 s of CPU (issue 17); the seed
+unpacks them. tests/test_demo_archives.py keeps the archive equal to what `archive()` makes.
+
 Written only into an empty documents table, always in the same order, so that ids are 1..N on a
 fresh database (the capability examples rely on them). A file already in the folder is kept as
 it is and indexed as found: the seed never overwrites what a user put there."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from facade.kit import pack_files, steady_zip, unpack_files
+
+from domains.documents.extract import Extracted, extract
 from domains.documents.index import register
 from domains.documents.sandbox import root, write_file
 from domains.documents.tables import Document
 from domains.documents.writers import Cell, csv_text, docx_bytes, pdf_bytes, set_modified, xlsx_bytes
+
+ARCHIVE = Path(__file__).with_name("demo-files.zip")
+INDEX = "index.json"  # the archive's member holding each registered file's extracted text
 
 # Fixed timestamps rather than "now", so that two seeded libraries hold the same rows.
 T0 = datetime(2026, 10, 20, 9, 0, tzinfo=UTC)
@@ -217,17 +231,46 @@ FILES: list[SeedFile] = [
 ]
 
 
+def made() -> dict[str, bytes]:
+    """Every demo file, path → bytes, the same bytes on every run."""
+    return {item.path: steady_zip(data) if item.path.endswith((".docx", ".xlsx")) else data
+            for item in FILES for data in [item.build()]}
+
+
+def archive() -> bytes:
+    """What `demo-files.zip` holds: the demo files, and the text the index extracts from each
+    registered one."""
+    files = made()
+    index: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for item in FILES:
+            if item.registered:
+                real = Path(folder, item.path)
+                real.parent.mkdir(parents=True, exist_ok=True)
+                real.write_bytes(files[item.path])
+                index[item.path] = asdict(extract(real, item.path))
+    text = json.dumps(index, ensure_ascii=False, sort_keys=True, indent=1)
+    return pack_files({**files, INDEX: text.encode("utf-8")})
+
+
 def seed(session: Session) -> None:
     """Write the demo files that are missing and register them, unless the documents table
     already has rows."""
     if session.scalar(select(Document.id).limit(1)) is not None:
         return
     base = root()
+    files = unpack_files(ARCHIVE)
+    index = json.loads(files[INDEX])
     for number, item in enumerate(FILES):
         real = base / item.path
+        known: Extracted | None = None
         if not real.exists():
-            write_file(real, item.path, item.build(), overwrite=False)
+            write_file(real, item.path, files[item.path], overwrite=False)
             set_modified(real, item.modified)
+            if item.registered:  # the text of the file just written; a user's file is read as found
+                found = index[item.path]
+                known = Extracted(found["kind"], [tuple(p) for p in found["parts"]], found["title"], found["page_count"])
         if item.registered:
             stamp = T0 + timedelta(minutes=number)
-            register(session, real, item.path, title=item.title, notes=item.notes, tags=item.tags, now=stamp)
+            register(session, real, item.path, title=item.title, notes=item.notes, tags=item.tags, now=stamp,
+                     extracted=known)

@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import re
+import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -150,12 +151,21 @@ def xlsx_bytes(sheets: Sequence[tuple[str, Sequence[Sequence[Cell]], bool]], whe
         fill_sheet(sheet, rows)
         if as_table:
             add_excel_table(book, sheet)
-    return save_xlsx(book)
+    return save_xlsx(book, stamp_modified=when is None)
 
 
-def save_xlsx(book: Workbook) -> bytes:
+def save_xlsx(book: Workbook, *, stamp_modified: bool = True) -> bytes:
+    """The workbook's bytes. openpyxl's save writes the clock into the `modified` property; a
+    workbook made for a given time (the demo's, which must be the same bytes on every run)
+    keeps the one it was given."""
     buffer = io.BytesIO()
-    book.save(buffer)
+    if stamp_modified:
+        book.save(buffer)
+        return buffer.getvalue()
+    from openpyxl.writer.excel import ExcelWriter
+
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+        ExcelWriter(book, archive).save()
     return buffer.getvalue()
 
 

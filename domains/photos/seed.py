@@ -1,6 +1,10 @@
 """The demo library: real JPEG and PNG images drawn with Pillow, with EXIF (date, camera, some
 with GPS), their rows, albums, tags and people.
 
+The images are drawn once, by `scripts/demo_files.py`, into `demo-files.zip` beside this module:
+drawing them at the first start cost ~0.35 s of CPU (issue 17); the seed unpacks them.
+tests/test_demo_archives.py keeps the archive equal to what `archive()` makes.
+
 Written only into an empty photos table, always in the same order, so that ids are 1..N on a
 fresh database (the capability examples rely on them). An image already in the folder is kept
 as it is and imported as found: the seed never overwrites what a user put there."""
@@ -11,10 +15,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 from PIL import Image
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+
+from facade.kit import pack_files, unpack_files
 
 from domains.photos import art
 from domains.photos import exif as exif_fields
@@ -23,6 +30,7 @@ from domains.photos.library import add_to_album, register
 from domains.photos.sandbox import root, write_file
 from domains.photos.tables import Album, PersonLabel, Photo
 
+ARCHIVE = Path(__file__).with_name("demo-files.zip")
 # Fixed timestamps rather than "now", so that two seeded libraries hold the same rows.
 T0 = datetime(2026, 10, 20, 9, 0, tzinfo=UTC)
 LISBON = timezone(timedelta(hours=1))
@@ -123,17 +131,24 @@ ALBUMS: list[tuple[str, str, list[int]]] = [
 ]
 
 
+def archive() -> bytes:
+    """What `demo-files.zip` holds: every demo image drawn, path → bytes (a copy once, as its
+    original: the seed copies the file it finds in the folder, which may be a user's)."""
+    return pack_files({item.path: _bytes(item) for item in PHOTOS if item.copy_of is None})
+
+
 def seed(session: Session) -> None:
-    """Draw the demo images that are missing and import them, unless the photos table already
+    """Write the demo images that are missing and import them, unless the photos table already
     has rows."""
     if session.scalar(select(Photo.id).limit(1)) is not None:
         return
     base = root()
+    drawn = unpack_files(ARCHIVE)
     photos: list[Photo] = []
     for number, item in enumerate(PHOTOS):
         real = base / item.path
         if not real.exists():
-            data = (base / item.copy_of).read_bytes() if item.copy_of else _bytes(item)
+            data = (base / item.copy_of).read_bytes() if item.copy_of else drawn[item.path]
             write_file(real, item.path, data, overwrite=False)
             if item.taken is not None:
                 stamp = item.taken.timestamp()

@@ -9,7 +9,7 @@ from facade.kit.bulk import each
 from facade.kit.capability import Annotations, Approval, CallContext, Capability, Input, Mode, Tier
 from facade.kit.date_ranges import within_days
 from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, one_of, updated_column, utcnow
-from facade.kit.demo_files import pixel_png
+from facade.kit.demo_files import pack_files, pixel_png, steady_zip, unpack_files
 from facade.kit.domain import Domain
 from facade.kit.domain_settings import data_folder, settings_reader
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
@@ -61,11 +61,14 @@ __all__ = [
     "each",
     "iso",
     "one_of",
+    "pack_files",
     "pixel_png",
     "progress",
     "records",
     "settings_reader",
+    "steady_zip",
     "substitute",
+    "unpack_files",
     "updated_column",
     "user_pattern",
     "utcnow",
