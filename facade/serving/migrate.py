@@ -4,6 +4,10 @@ name, so that a third-party domain brings its tables the same way a bundled one 
 Replicas started together on one database take turns: `exclusive` holds a lock across the
 upgrade and the seeding, so that exactly one of them creates `alembic_version` and the demo rows,
 and the others find them there.
+
+An empty database is not migrated revision by revision: its tables are created from the models'
+metadata and the version table is stamped at the heads (tests/test_migrations.py holds that both
+ways build the same schema, on SQLite and PostgreSQL). Every later revision runs through Alembic.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
-from sqlalchemy import Connection, Engine, create_engine, inspect, text
+from sqlalchemy import Column, Connection, Engine, MetaData, PrimaryKeyConstraint, String, Table, create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 
 import facade.access.audit_table  # noqa: F401  - the facade's own tables join Base.metadata
 from facade.catalogue.registry import Registry
+from facade.kit.db import Base
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -33,6 +38,7 @@ SCRIPT_LOCATION = Path(__file__).parent / "migrations"
 # application's key on a shared server.
 LOCK_KEY = int.from_bytes(b"facade", "big")
 VERSION_TABLE = "alembic_version"  # Alembic's default, which migrations/env.py keeps
+OWN_PREFIX = "facade_"  # the facade's own tables; a domain's are named `<domain>_…`
 
 
 def version_locations(registry: Registry) -> list[Path]:
@@ -98,24 +104,76 @@ def at_head(connection: Connection, config: Config) -> bool:
 
 
 def upgrade(engine: Engine, registry: Registry) -> None:
-    """Apply every domain's migrations up to its head; nothing at all when it is there already.
+    """Bring the database to every branch's head; nothing at all when it is there already.
     Callers that may run beside another replica hold `exclusive` around it.
 
     A database already at head (every start but the first) is recognised without Alembic, whose
     import and script scan were ~0.2 s of every start (measured 2026-12-02): the heads are read
     from the revision files' literal `revision`/`down_revision` and compared with the version
-    table. Anything that reading cannot settle goes to Alembic, which decides as before."""
+    table. An empty one is created from the metadata and stamped (`create_empty`). Anything
+    those cannot settle goes to Alembic, which decides as before."""
     with engine.begin() as connection:
         heads = declared_heads(version_locations(registry))
-        if heads is not None and heads == current_revisions(connection):
-            return
-        config = alembic_config(registry)
-        if at_head(connection, config):
-            return
-        from alembic import command
+        if heads is not None:
+            current = current_revisions(connection)
+            if heads == current or (current is None and create_empty(connection, registry, heads)):
+                return
+        _alembic_upgrade(connection, registry)
 
-        config.attributes["connection"] = connection
-        command.upgrade(config, "heads")
+
+def run_revisions(engine: Engine, registry: Registry) -> None:
+    """Apply the revisions themselves, whatever the database holds: what an empty database
+    skips, for the tests that hold the revisions equal to the metadata."""
+    with engine.begin() as connection:
+        _alembic_upgrade(connection, registry)
+
+
+def _alembic_upgrade(connection: Connection, registry: Registry) -> None:
+    config = alembic_config(registry)
+    if at_head(connection, config):
+        return
+    from alembic import command
+
+    config.attributes["connection"] = connection
+    command.upgrade(config, "heads")
+
+
+def owned_tables(registry: Registry) -> list[Table] | None:
+    """The tables the revisions of `registry` build, as the models declare them, in creation
+    order; None when a domain that ships revisions has no table in the metadata (its models
+    were not imported, so only its revisions know its schema)."""
+    prefixes = [OWN_PREFIX, *(f"{d.name}_" for d in registry.domains.values() if d.migrations is not None)]
+    tables = [t for t in Base.metadata.sorted_tables if t.name.startswith(tuple(prefixes))]
+    if not all(any(t.name.startswith(p) for t in tables) for p in prefixes):
+        return None
+    return tables
+
+
+def create_empty(connection: Connection, registry: Registry, heads: set[str]) -> bool:
+    """On a database that holds none of the tables: create them from the metadata and stamp
+    the heads, in one transaction; False (nothing done) when the database is not that empty.
+    Running every revision instead imported Alembic and cost ~0.3 s of CPU at the first start
+    (issue 17)."""
+    tables = owned_tables(registry)
+    if tables is None or {t.name for t in tables} & set(inspect(connection).get_table_names()):
+        return False
+    Base.metadata.create_all(connection, tables=tables, checkfirst=False)  # none is there: checked above
+    version = _version_table()
+    version.create(connection)
+    connection.execute(version.insert(), [{"version_num": head} for head in sorted(heads)])
+    log.info("database.created", tables=len(tables), heads=sorted(heads))
+    return True
+
+
+def _version_table() -> Table:
+    """The version table as Alembic makes it (alembic.runtime.migration), so that Alembic reads
+    and updates a stamped database as one it migrated."""
+    return Table(
+        VERSION_TABLE,
+        MetaData(),
+        Column("version_num", String(32), nullable=False),
+        PrimaryKeyConstraint("version_num", name=f"{VERSION_TABLE}_pkc"),
+    )
 
 
 def current_revisions(connection: Connection) -> set[str] | None:
