@@ -9,6 +9,7 @@ import gc
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,28 @@ def test_the_collector_rests_while_the_service_is_built(tmp_path: Path, monkeypa
     assert len(service.registry) > 400
     assert collections == []
     assert gc.isenabled()  # and back on afterwards
+
+
+def test_the_collector_rests_while_the_database_is_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Migrating and seeding a fresh demo database (issue 17), and on again afterwards."""
+    service = service_module.build_service(Settings(data_dir=tmp_path / "data", agents_dir=DEMO_AGENTS).for_demo())
+    enabled: dict[str, bool] = {}
+
+    def watched(name: str, original: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: Any) -> None:
+            enabled[name] = gc.isenabled()
+            original(*args)
+
+        return run
+
+    monkeypatch.setattr(service_module.migrate, "upgrade", watched("migrate", service_module.migrate.upgrade))
+    documents = service.registry.domains["documents"]
+    assert documents.seed is not None
+    monkeypatch.setattr(documents, "seed", watched("seed", documents.seed))
+    service_module.prepare_database(service)
+    assert enabled == {"migrate": False, "seed": False}
+    assert (tmp_path / "data" / "documents").is_dir()  # it did seed
+    assert gc.isenabled()
 
 
 PREPARE = """

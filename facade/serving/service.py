@@ -216,7 +216,15 @@ def upgrade_database(settings: Settings) -> Engine:
 
 
 def _migrate(engine: Engine, sessions: sessionmaker[Session], registry: Registry, seed: bool) -> None:
-    require_database(engine)
+    # The collector rests here too: the tables, the DDL and the seed rows are built on top of
+    # the service's heap, and each collection walked all of it for little garbage: a fresh
+    # demo database's preparation went 0.57 -> 0.39 s of CPU (in process, 2026-12-03).
+    with collector_paused():
+        require_database(engine)
+        _prepare(engine, sessions, registry, seed)
+
+
+def _prepare(engine: Engine, sessions: sessionmaker[Session], registry: Registry, seed: bool) -> None:
     with migrate.exclusive(engine):
         migrate.upgrade(engine, registry)
         if seed:
