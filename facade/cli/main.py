@@ -195,20 +195,25 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     from facade.serving.service import prepare_database, require_services
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
+    from facade.mcp.preparing import Preparation, wait_for
     from facade.mcp.server import build_mcp_server
 
     settings = _deployment(demo)
     configure_logging(True if settings.log_json is None else settings.log_json)
     service = _service(settings, "stdio")
     agent = agent_of(service, agent).name
-    require_services(service)
-    prepare_database(service)
+    require_services(service)  # a database that is down still stops the start with one line
     fanout = Fanout()
     server = build_mcp_server(service, fanout, fixed_agent=agent)
+    # Migrating and seeding happen while the client is answered (facade/mcp/preparing.py).
+    preparation = Preparation(lambda: prepare_database(service))
+    wait_for(server, preparation)
 
     async def run() -> None:
-        async with serving(service, fanout), stdio_server() as (read, write):
+        async with serving(service, fanout), stdio_server() as (read, write), anyio.create_task_group() as tasks:
+            tasks.start_soon(preparation.run)
             await server.run(read, write, server.create_initialization_options())
+            tasks.cancel_scope.cancel()  # a preparation under way ends first: its thread is not interrupted
 
     anyio.run(run)
 
