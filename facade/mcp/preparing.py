@@ -4,8 +4,11 @@ A desktop client starts the server and waits for `initialize`; on a fresh data f
 and seeding came first, and the answer took 1.5-2 s longer than the start itself. The
 preparation now runs in a worker thread while the connection is served: `initialize`, ping,
 server discovery and the tool listing (none of which read the database) are answered at once,
-and any other request waits until the database is ready. When the preparation fails, every
-request that needs the database gets a JSON-RPC error saying why, and stderr gets its line.
+and any other request waits until the database is ready. The preparation starts once the
+client's greeting is answered (or a request needs the database, or GREETING_SECONDS passed):
+started at once, its thread took the interpreter from the answer it raced. When the preparation
+fails, every request that needs the database gets a JSON-RPC error saying why, and stderr gets
+its line.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ log = structlog.get_logger("facade.mcp.preparing")
 # What a client sends first and what is served without the database: the handshake, its
 # keep-alive, discovery and the catalogue (the registry's, in memory).
 WITHOUT_DATABASE = frozenset({"initialize", "ping", "server/discover", "tools/list"})
+GREETINGS = frozenset({"initialize", "server/discover"})  # a client's first request, in either era
+# How long the preparation waits for a client that says nothing: the greeting of a client that
+# started the server comes within milliseconds; a database is prepared whatever happens.
+GREETING_SECONDS = 1.0
 
 
 class Preparation:
@@ -34,10 +41,17 @@ class Preparation:
 
     def __init__(self, prepare: Callable[[], None]) -> None:
         self._prepare = prepare
+        self._go = anyio.Event()
         self._done = anyio.Event()
         self.failure: str | None = None  # why it failed, in one line; None while fine
 
+    def start(self) -> None:
+        """Begin now: the client was answered its greeting, or a request needs the database."""
+        self._go.set()
+
     async def run(self) -> None:
+        with anyio.move_on_after(GREETING_SECONDS):
+            await self._go.wait()
         try:
             await anyio.to_thread.run_sync(self._prepare)
         except Exception as exc:  # any failure is the waiting requests' answer, not a crash
@@ -48,6 +62,7 @@ class Preparation:
 
     async def ready(self) -> None:
         """Return once the database is prepared; an MCPError when that failed."""
+        self.start()
         await self._done.wait()
         if self.failure is not None:
             raise MCPError(
@@ -65,7 +80,11 @@ class WaitForDatabase:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method not in WITHOUT_DATABASE and not ctx.method.startswith("notifications/"):
             await self.preparation.ready()
-        return await call_next(ctx)
+        try:
+            return await call_next(ctx)
+        finally:
+            if ctx.method in GREETINGS:
+                self.preparation.start()
 
 
 def wait_for(server: Server[Any], preparation: Preparation) -> None:

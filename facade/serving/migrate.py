@@ -140,10 +140,13 @@ def _alembic_upgrade(connection: Connection, registry: Registry) -> None:
 
 def owned_tables(registry: Registry) -> list[Table] | None:
     """The tables the revisions of `registry` build, as the models declare them, in creation
-    order; None when a domain that ships revisions has no table in the metadata (its models
-    were not imported, so only its revisions know its schema)."""
-    prefixes = [OWN_PREFIX, *(f"{d.name}_" for d in registry.domains.values() if d.migrations is not None)]
-    tables = [t for t in Base.metadata.sorted_tables if t.name.startswith(tuple(prefixes))]
+    order. None (only the revisions know the schema) when a domain that ships revisions has no
+    table in the metadata (its models were not imported), or when the metadata holds a table
+    no prefix claims (a domain naming its tables otherwise, or one outside `registry`)."""
+    prefixes = (OWN_PREFIX, *(f"{d.name}_" for d in registry.domains.values() if d.migrations is not None))
+    tables = Base.metadata.sorted_tables
+    if not all(t.name.startswith(prefixes) for t in tables):
+        return None
     if not all(any(t.name.startswith(p) for t in tables) for p in prefixes):
         return None
     return tables
