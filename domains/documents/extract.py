@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from facade.kit import InvalidRequest
+from facade.kit import InvalidRequest, importing
 
 from domains.documents.errors import parsing
 from domains.documents.sandbox import read_bytes
@@ -59,7 +59,8 @@ def load_bytes(real: Path, given: str) -> bytes:
 
 
 def open_docx(real: Path, given: str) -> DocxDocument:
-    import docx
+    with importing():
+        import docx
 
     data = load_bytes(real, given)
     with parsing(given, "docx"):
@@ -69,7 +70,8 @@ def open_docx(real: Path, given: str) -> DocxDocument:
 def open_xlsx(real: Path, given: str, *, editing: bool = False) -> Workbook:
     """A workbook whose formulas read as the values Excel cached when it last saved the file;
     with editing=True the formulas themselves, so that saving it keeps them."""
-    import openpyxl
+    with importing():
+        import openpyxl
 
     data = load_bytes(real, given)
     with parsing(given, "xlsx"):
@@ -77,7 +79,8 @@ def open_xlsx(real: Path, given: str, *, editing: bool = False) -> Workbook:
 
 
 def open_pdf(real: Path, given: str) -> pypdf.PdfReader:
-    import pypdf
+    with importing():
+        import pypdf
 
     data = load_bytes(real, given)
     with parsing(given, "pdf"):
@@ -109,8 +112,9 @@ class Block:
 
 
 def docx_blocks(document: DocxDocument) -> list[Block]:
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+    with importing():
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
 
     blocks: list[Block] = []
     for item in document.iter_inner_content():

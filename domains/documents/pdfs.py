@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from facade.kit import CallContext, InvalidRequest, Toolset
+from facade.kit import CallContext, InvalidRequest, Toolset, importing
 
 from domains.documents import inputs
 from domains.documents.creating import land, target
@@ -20,7 +20,8 @@ tools = Toolset()
 
 
 def _writer() -> pypdf.PdfWriter:
-    import pypdf
+    with importing():
+        import pypdf
 
     return pypdf.PdfWriter()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from facade.kit import CallContext, InvalidRequest, NotFound, Toolset
+from facade.kit import CallContext, InvalidRequest, NotFound, Toolset, importing
 
 from domains.documents import inputs
 from domains.documents.errors import parsing
@@ -130,7 +130,8 @@ COLUMNS_PER_READ = 500  # a wider range would hand a model hundreds of thousands
 
 def _bounds(ref: str) -> tuple[int, int, int, int]:
     """(min_col, min_row, max_col, max_row) of a range, refused when no sheet could hold it."""
-    from openpyxl.utils import range_boundaries
+    with importing():
+        from openpyxl.utils import range_boundaries
 
     try:
         min_col, min_row, max_col, max_row = range_boundaries(ref)

@@ -3,7 +3,7 @@ with the same writers the capabilities use, and their metadata rows.
 
 The files are made once, by `scripts/demo_files.py`, into `demo-files.zip` beside this module,
 with the text the index extracts from each (`index.json`): making them at the first start
-imported python-docx, openpyxl, fpdf2 and pypdf and cost ~0.8 s of CPU (issue 17); the seed
+imported python-docx, openpyxl, fpdf2 and pypdf and cost ~0.55 s of CPU (issue 17); the seed
 unpacks them. tests/test_demo_archives.py keeps the archive equal to what `archive()` makes.
 
 Written only into an empty documents table, always in the same order, so that ids are 1..N on a

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from facade.kit import InvalidRequest
+from facade.kit import InvalidRequest, importing
 
 # The office libraries are imported by the functions that use them: at module level they were
 # ~1 s of every server's start-up (issue 14), for tools most conversations never call.
@@ -38,7 +38,8 @@ PDF_SUBSTITUTES = {
 def content(given: str, kind: str) -> Iterator[None]:
     """Refuse text the format cannot store: Word and Excel files are XML, which has no room for
     control characters or NUL bytes."""
-    from openpyxl.utils.exceptions import IllegalCharacterError
+    with importing():
+        from openpyxl.utils.exceptions import IllegalCharacterError
 
     try:
         yield
@@ -80,7 +81,8 @@ def docx_bytes(
     table: Sequence[Sequence[str]] | None = None,
     when: datetime | None = None,
 ) -> bytes:
-    import docx
+    with importing():
+        import docx
 
     document = docx.Document()
     props = document.core_properties
@@ -106,8 +108,9 @@ def save_docx(document: DocxDocument) -> bytes:
 
 
 def fill_sheet(sheet: Worksheet, rows: Sequence[Sequence[Cell]], *, header: bool = True) -> None:
-    from openpyxl.styles import Font
-    from openpyxl.utils import get_column_letter
+    with importing():
+        from openpyxl.styles import Font
+        from openpyxl.utils import get_column_letter
 
     for row in rows:
         sheet.append(list(row))
@@ -121,7 +124,8 @@ def fill_sheet(sheet: Worksheet, rows: Sequence[Sequence[Cell]], *, header: bool
 
 def add_excel_table(book: Workbook, sheet: Worksheet) -> str:
     """Format a sheet's used range as an Excel table (first row the header); returns its name."""
-    from openpyxl.worksheet.table import Table, TableStyleInfo
+    with importing():
+        from openpyxl.worksheet.table import Table, TableStyleInfo
 
     if sheet.max_row < 2:
         raise InvalidRequest(f"sheet {sheet.title!r} needs a header row and at least one data row to be a table")
@@ -140,7 +144,8 @@ def add_excel_table(book: Workbook, sheet: Worksheet) -> str:
 
 def xlsx_bytes(sheets: Sequence[tuple[str, Sequence[Sequence[Cell]], bool]], when: datetime | None = None) -> bytes:
     """A workbook of (name, rows, as_table) sheets."""
-    import openpyxl
+    with importing():
+        import openpyxl
 
     book = openpyxl.Workbook()
     book.remove(book.active)
@@ -162,7 +167,8 @@ def save_xlsx(book: Workbook, *, stamp_modified: bool = True) -> bytes:
     if stamp_modified:
         book.save(buffer)
         return buffer.getvalue()
-    from openpyxl.writer.excel import ExcelWriter
+    with importing():
+        from openpyxl.writer.excel import ExcelWriter
 
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         ExcelWriter(book, archive).save()
@@ -188,7 +194,8 @@ def latin1(text: str) -> tuple[str, int]:
 def pdf_bytes(title: str | None, text: str, when: datetime | None = None) -> tuple[bytes, int]:
     """A PDF of `text`: paragraphs split on blank lines, '# ' lines as headings, a form feed
     starting a new page. Returns the bytes and the number of characters replaced."""
-    from fpdf import FPDF
+    with importing():
+        from fpdf import FPDF
 
     pdf = FPDF(format="A4")
     pdf.set_creation_date((when or datetime.now(UTC)).replace(microsecond=0))

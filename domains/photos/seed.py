@@ -2,7 +2,7 @@
 with GPS), their rows, albums, tags and people.
 
 The images are drawn once, by `scripts/demo_files.py`, into `demo-files.zip` beside this module:
-drawing them at the first start cost ~0.35 s of CPU (issue 17); the seed unpacks them.
+drawing them at the first start cost 0.1-0.35 s of CPU (issue 17); the seed unpacks them.
 tests/test_demo_archives.py keeps the archive equal to what `archive()` makes.
 
 Written only into an empty photos table, always in the same order, so that ids are 1..N on a

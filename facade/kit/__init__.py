@@ -12,6 +12,7 @@ from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, o
 from facade.kit.demo_files import pack_files, pixel_png, steady_zip, unpack_files
 from facade.kit.domain import Domain
 from facade.kit.domain_settings import data_folder, settings_reader
+from facade.kit.lazy_imports import importing
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
 from facade.kit.patterns import Pattern, substitute, user_pattern
 from facade.kit.records import Entity, Id, Page, contains_text, values_of
@@ -59,6 +60,7 @@ __all__ = [
     "data_folder",
     "deadline",
     "each",
+    "importing",
     "iso",
     "one_of",
     "pack_files",
