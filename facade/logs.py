@@ -11,11 +11,11 @@ means one lock: two threads never interleave halves of their lines.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import re
 import sys
 import threading
-from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
@@ -29,6 +29,7 @@ CHATTY_AT_INFO = ("facade", "domains", "uvicorn.error")
 # always in the response (facade/web/requests.py).
 REQUEST_ID_HEADER = "x-request-id"
 _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
+_STRUCTLOG_PREFIX = structlog.contextvars.STRUCTLOG_KEY_PREFIX
 
 
 def configure_logging(json_output: bool | None = None, level: int = logging.INFO) -> None:
@@ -113,17 +114,31 @@ class _Finish:
         return self.renderer(logger, method, event_dict)
 
 
-@contextlib.contextmanager
-def log_scope(**bound: Any) -> Iterator[None]:
+class log_scope:  # noqa: N801 - used as the function it was: `with log_scope(...):`
     """Bind `bound` for the block; whatever is bound inside it (the agent, once known) is gone
-    after it, so one request's context never reaches the next one handled by the same task."""
-    before = structlog.contextvars.get_contextvars()
-    structlog.contextvars.bind_contextvars(**bound)
-    try:
-        yield
-    finally:
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(**before)
+    after it, so one request's context never reaches the next one handled by the same task.
+
+    One pass on the way out: each structlog variable that differs from the snapshot taken on the
+    way in is set back to it (unset: structlog's `...`). structlog only ever sets its variables
+    (bind, unbind, clear), so the snapshot's are all still there. Three passes over the context
+    and two binds before, three times per tools/call (issue 17)."""
+
+    __slots__ = ("bound", "before")
+
+    def __init__(self, **bound: Any) -> None:
+        self.bound = bound
+
+    def __enter__(self) -> None:
+        self.before = contextvars.copy_context()
+        structlog.contextvars.bind_contextvars(**self.bound)
+
+    def __exit__(self, *exc: object) -> None:
+        before = self.before
+        for var, value in contextvars.copy_context().items():
+            if var.name.startswith(_STRUCTLOG_PREFIX):
+                kept = before.get(var, Ellipsis)
+                if value is not kept:
+                    var.set(kept)
 
 
 def _drop_colours(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:

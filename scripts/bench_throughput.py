@@ -220,6 +220,8 @@ def serve_floor(port: int, answers_file: Path) -> None:
     from starlette.responses import Response
     from starlette.routing import Route
 
+    from facade.cli.httpstack import http_stack
+
     answers = {
         key: (base64.b64decode(a["body"]), a["type"]) for key, a in json.loads(answers_file.read_text()).items()
     }
@@ -241,7 +243,8 @@ def serve_floor(port: int, answers_file: Path) -> None:
         return Response(body, media_type=media)
 
     app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    # The facade's loop and HTTP implementation (facade/cli/httpstack.py): the floor of the same stack.
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, **http_stack().uvicorn_options())
 
 
 def floor_server(workdir: Path, answers_file: Path) -> LoopbackServer:

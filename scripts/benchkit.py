@@ -289,7 +289,10 @@ def serve_baseline(port: int | None) -> None:
         return
     import uvicorn
 
-    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
+    from facade.cli.httpstack import http_stack
+
+    # The facade's loop and HTTP implementation, so that the comparison is of the servers alone.
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning", **http_stack().uvicorn_options())
 
 
 def serve_fastmcp(port: int) -> None:
@@ -298,7 +301,9 @@ def serve_fastmcp(port: int) -> None:
     print(f"fastmcp: FastMCP with {tools} tools on 127.0.0.1:{port}", file=sys.stderr)
     import uvicorn
 
-    uvicorn.run(server.http_app(path="/mcp"), host="127.0.0.1", port=port, log_level="warning")
+    from facade.cli.httpstack import http_stack
+
+    uvicorn.run(server.http_app(path="/mcp"), host="127.0.0.1", port=port, log_level="warning", **http_stack().uvicorn_options())
 
 
 if __name__ == "__main__":

@@ -217,6 +217,9 @@ class TestStartErrors:
         assert banner["data_dir"] == str(Path(env["FACADE_DATA_DIR"]).resolve())
         assert banner["database"] == "sqlite"
         assert banner["development_tokens"] is True and "operator" in banner["development_token_for"]
+        from facade.cli.httpstack import http_stack
+
+        assert (banner["loop"], banner["http"]) == (http_stack().loop, http_stack().http)
 
     @pytest.mark.parametrize("args", [["serve", "--no-such-flag"], ["no-such-command"]])
     def test_a_usage_error_is_2(self, tmp_path: Path, args: list[str]) -> None:

@@ -170,3 +170,21 @@ class TestPieces:
             structlog.contextvars.bind_contextvars(agent="atlas")
             assert structlog.contextvars.get_contextvars() == {"request_id": "r1", "agent": "atlas"}
         assert structlog.contextvars.get_contextvars() == {}
+
+    def test_scope_restores_what_was_bound_before_it(self) -> None:
+        """Nested, overriding, unbinding inside and leaving by an exception: afterwards the context
+        is what it was before the scope, value for value."""
+        import pytest
+        import structlog
+
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id="outer", method="tools/call")
+        with log_scope(request_id="r1", jsonrpc_id=7):
+            with pytest.raises(RuntimeError), log_scope(mcp_session="s"):
+                structlog.contextvars.unbind_contextvars("method")
+                structlog.contextvars.bind_contextvars(agent="atlas", request_id="r2")
+                raise RuntimeError
+            assert structlog.contextvars.get_contextvars() == {"request_id": "r1", "method": "tools/call", "jsonrpc_id": 7}
+            structlog.contextvars.clear_contextvars()
+        assert structlog.contextvars.get_contextvars() == {"request_id": "outer", "method": "tools/call"}
+        structlog.contextvars.clear_contextvars()

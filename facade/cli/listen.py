@@ -8,6 +8,7 @@ import socket
 
 import structlog
 
+from facade.cli.httpstack import HttpStack
 from facade.errors import StartupError
 from facade.serving.service import Service
 
@@ -43,9 +44,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def announce(service: Service, sock: socket.socket) -> None:
-    """One structured line once the port is bound: where to connect, where data goes, and whether
-    development tokens are accepted (only on loopback, DESIGN "Identity")."""
+def announce(service: Service, sock: socket.socket, stack: HttpStack) -> None:
+    """One structured line once the port is bound: where to connect, where data goes, whether
+    development tokens are accepted (only on loopback, DESIGN "Identity") and what it runs on."""
     settings = service.settings
     port = sock.getsockname()[1]
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
@@ -66,4 +67,6 @@ def announce(service: Service, sock: socket.socket) -> None:
         capabilities=len(service.registry),
         domains=len(service.registry.domains),
         agents=sorted(service.agents),
+        loop=stack.loop,
+        http=stack.http,
     )

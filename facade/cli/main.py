@@ -136,6 +136,7 @@ def serve(
 
     import uvicorn
 
+    from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
     from facade.serving.service import Service, prepare_database, require_services
@@ -149,12 +150,15 @@ def serve(
     require_services(service)
     sock = bind(settings.host, settings.port)
     prepare_database(service)
-    announce(service, sock)
+    stack = http_stack()
+    announce(service, sock, stack)
 
     def run(service: Service, sockets: list[socket.socket]) -> None:
         # log_config=None: uvicorn keeps the handler configure_logging installed (its own would
         # print plain text); its access log is replaced by facade/web/requests.py's line.
-        config = uvicorn.Config(build_app(service), log_config=None, access_log=False, lifespan="on")
+        config = uvicorn.Config(
+            build_app(service), log_config=None, access_log=False, lifespan="on", **stack.uvicorn_options()
+        )
         try:
             uvicorn.Server(config).run(sockets=sockets)
         except KeyboardInterrupt:  # Ctrl-C after a clean shutdown is a normal end, as in uvicorn.run

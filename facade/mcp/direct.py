@@ -37,30 +37,23 @@ import anyio
 import orjson
 from mcp.server.connection import Connection
 from mcp.server.session import ServerSession
-from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, check_accept_headers
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from mcp.shared.inbound import (
-    MCP_PARAM_HEADER_PREFIX,
-    InboundLadderRejection,
-    classify_inbound_request,
-    find_duplicated_routing_header,
-)
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER, InboundLadderRejection, classify_inbound_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from facade.access.identity import CONVERSATION_HEADER, bearer_of
 from facade.kit.asking import CannotAsk, InputNeeded, Question
 from facade.kit.capability import Approval, Capability
 from facade.logs import REQUEST_ID_HEADER, log_scope
+from facade.mcp.callheaders import TransportVerdicts, read_headers
 from facade.mcp.elicitation import NO_ELICITATION, encode_state
 from facade.mcp.gate import read_body
 from facade.serving.calls import CallRequest
 
 _PARAM_KEYS = frozenset({"name", "arguments", "_meta"})
-_PARAM_PREFIX = MCP_PARAM_HEADER_PREFIX.lower().encode()
 _SESSION = MCP_SESSION_ID_HEADER.lower().encode()
-_VERSION = b"mcp-protocol-version"
 _SSE_HEADERS = [
     (b"cache-control", b"no-cache, no-transform"),
     (b"connection", b"keep-alive"),
@@ -140,18 +133,18 @@ class Direct:
         self.handshakes = handshakes
         self.sessions = sessions
         self.is_approval_1 = is_approval_1
-        self.security = TransportSecurityMiddleware(security_settings)
+        self.verdicts = TransportVerdicts(security_settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or "user" in scope:
             await self.app(scope, receive, send)
             return
         body, receive = await read_body(receive)
-        handled = await self._answer(scope, receive, send, body)
+        handled = await self._answer(scope, send, body)
         if not handled:
             await self.app(scope, receive, send)
 
-    async def _answer(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> bool:
+    async def _answer(self, scope: Scope, send: Send, body: bytes) -> bool:
         """Answers the request and says True, or says False having sent nothing."""
         message = _call_message(body)
         if message is None:
@@ -161,32 +154,25 @@ class Direct:
         meta = params.get("_meta")
         if (isinstance(meta, Mapping) and "progressToken" in meta) or self.is_approval_1(name):
             return False
-        headers = scope["headers"]
-        if any(key.startswith(_PARAM_PREFIX) for key, _ in headers):
+        headers = read_headers(scope["headers"])
+        if headers.has_param_header or not await self.verdicts.passes(scope, headers):
             return False
-        request = Request(scope, receive)
-        if await self.security.validate_request(request, is_post=True) is not None:
-            return False
-        has_json, has_sse = check_accept_headers(request)
-        if not (has_json and has_sse):
-            return False
-        by_name = request.headers
-        session_id = by_name.get(MCP_SESSION_ID_HEADER)
-        version = by_name.get(_VERSION.decode())
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
         call = CallRequest(
             name=name,
             arguments=params.get("arguments"),
-            bearer=bearer_of(by_name.get("authorization")),
-            conversation_header=by_name.get(CONVERSATION_HEADER),
+            bearer=bearer_of(headers.get("authorization")),
+            conversation_header=headers.get(CONVERSATION_HEADER),
             meta=meta if isinstance(meta, Mapping) else None,
             session_id=session_id,
         )
-        bound = {"request_id": by_name.get(REQUEST_ID_HEADER), "jsonrpc_id": message["id"], "method": "tools/call",
+        bound = {"request_id": headers.get(REQUEST_ID_HEADER), "jsonrpc_id": message["id"], "method": "tools/call",
                  "mcp_session": session_id}
         if session_id is None:
-            if version not in MODERN_PROTOCOL_VERSIONS or find_duplicated_routing_header(request.headers.items()):
+            if version not in MODERN_PROTOCOL_VERSIONS or headers.routing_repeated:
                 return False
-            verdict = classify_inbound_request(message, headers=dict(by_name))
+            verdict = classify_inbound_request(message, headers=headers.routing())
             if isinstance(verdict, InboundLadderRejection):
                 return False
             capabilities = verdict.client_capabilities

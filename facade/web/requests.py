@@ -10,9 +10,9 @@ logged: a query string is the client's and may carry anything.
 
 from __future__ import annotations
 
+import os
 import re
 import time
-import uuid
 
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,12 +27,13 @@ _HEADER = REQUEST_ID_HEADER.encode()
 
 
 def request_id(sent: bytes | None) -> str:
-    """The client's id when it is well-formed, else a new one."""
+    """The client's id when it is well-formed, else a new one: 128 random bits as 32 hex digits,
+    as uuid4().hex looked, without building a UUID on every request (issue 17)."""
     if sent is not None:
         text = sent.decode("latin-1")
         if WELL_FORMED.fullmatch(text):
             return text
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()
 
 
 class RequestLog:
@@ -45,10 +46,17 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = [(k, v) for k, v in scope["headers"] if k != _HEADER]
-        sent = next((v for k, v in scope["headers"] if k == _HEADER), None)
+        headers: list[tuple[bytes, bytes]] = []
+        sent: bytes | None = None
+        for pair in scope["headers"]:  # one pass: the client's first id out, every other header kept
+            if pair[0] != _HEADER:
+                headers.append(pair)
+            elif sent is None:
+                sent = pair[1]
         rid = request_id(sent)
-        scope = {**scope, "headers": [*headers, (_HEADER, rid.encode())]}
+        rid_bytes = rid.encode()
+        headers.append((_HEADER, rid_bytes))
+        scope = {**scope, "headers": headers}
         status = 500  # what the client sees if the app fails before answering (Starlette's answer)
         started = time.perf_counter()
 
@@ -58,7 +66,7 @@ class RequestLog:
                 status = message["status"]
                 # A forwarded answer already carries it (the same id: it travelled in the request).
                 kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != _HEADER]
-                message = {**message, "headers": [*kept, (_HEADER, rid.encode())]}
+                message = {**message, "headers": [*kept, (_HEADER, rid_bytes)]}
             await send(message)
 
         with log_scope(request_id=rid):

@@ -121,3 +121,21 @@ def test_accept_is_still_required(server: ServerProcess) -> None:
         response = client.post(server.url, content=modern_body("tools/call", {"name": "projects.project_get", "arguments": {"project_id": 1}}),
                                headers=headers)
     assert response.status_code == 406
+
+
+def test_a_bad_header_is_refused_after_a_good_call(server: ServerProcess) -> None:
+    """The direct path remembers the transport's verdict per set of header values
+    (facade/mcp/callheaders.py): a good set answered first never lets a bad one through."""
+    good = {**modern_headers("tools/call", "projects.project_get"), "Authorization": f"Bearer {DEV['atlas']}"}
+    body = modern_body("tools/call", {"name": "projects.project_get", "arguments": {"project_id": 1}})
+    bad = {
+        "Accept": ({"Accept": "application/json"}, 406),
+        "Content-Type": ({"Content-Type": "text/plain"}, 400),
+        "Host": ({"Host": "evil.example"}, 421),
+        "Origin": ({"Origin": "http://evil.example"}, 403),
+    }
+    with httpx2.Client(timeout=30) as client:
+        for header, (changed, status) in bad.items():
+            assert message(client.post(server.url, content=body, headers=good))[1]["result"]["isError"] is False
+            response = client.post(server.url, content=body, headers={**good, **changed})
+            assert response.status_code == status, (header, response.text)
