@@ -4,7 +4,7 @@ with the same writers the capabilities use, and their metadata rows.
 The files are made once, by `scripts/demo_files.py`, into `demo-files.zip` beside this module,
 with the text the index extracts from each (`index.json`): making them at the first start
 imported python-docx, openpyxl, fpdf2 and pypdf and cost ~0.55 s of CPU (issue 17); the seed
-unpacks them. tests/test_demo_archives.py keeps the archive equal to what `archive()` makes.
+unpacks them. tests/test_demo_archives.py keeps the archive made from today's sources (`SOURCES`).
 
 Written only into an empty documents table, always in the same order, so that ids are 1..N on a
 fresh database (the capability examples rely on them). A file already in the folder is kept as
@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from facade.kit import pack_files, steady_zip, unpack_files
+from facade.kit import MADE_FROM, pack_files, source_digest, steady_zip, unpack_files
 
 from domains.documents.extract import Extracted, extract
 from domains.documents.index import register
@@ -32,6 +32,8 @@ from domains.documents.writers import Cell, csv_text, docx_bytes, pdf_bytes, set
 
 ARCHIVE = Path(__file__).with_name("demo-files.zip")
 INDEX = "index.json"  # the archive's member holding each registered file's extracted text
+# What makes the files: an archive made from other sources than these is out of date.
+SOURCES = ("domains.documents.seed", "domains.documents.writers", "domains.documents.extract", "facade.kit.demo_files")
 
 # Fixed timestamps rather than "now", so that two seeded libraries hold the same rows.
 T0 = datetime(2026, 10, 20, 9, 0, tzinfo=UTC)
@@ -250,7 +252,7 @@ def archive() -> bytes:
                 real.write_bytes(files[item.path])
                 index[item.path] = asdict(extract(real, item.path))
     text = json.dumps(index, ensure_ascii=False, sort_keys=True, indent=1)
-    return pack_files({**files, INDEX: text.encode("utf-8")})
+    return pack_files({**files, INDEX: text.encode("utf-8"), MADE_FROM: source_digest(SOURCES).encode()})
 
 
 def seed(session: Session) -> None:

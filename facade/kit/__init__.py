@@ -9,7 +9,7 @@ from facade.kit.bulk import each
 from facade.kit.capability import Annotations, Approval, CallContext, Capability, Input, Mode, Tier
 from facade.kit.date_ranges import within_days
 from facade.kit.db import NO_ID_REUSE, Base, UTCDateTime, created_column, iso, one_of, updated_column, utcnow
-from facade.kit.demo_files import pack_files, pixel_png, steady_zip, unpack_files
+from facade.kit.demo_files import MADE_FROM, archive_digest, pack_files, pixel_png, source_digest, steady_zip, unpack_files
 from facade.kit.domain import Domain
 from facade.kit.domain_settings import data_folder, settings_reader
 from facade.kit.lazy_imports import importing
@@ -52,9 +52,11 @@ __all__ = [
     "Tags",
     "Text",
     "Tier",
+    "MADE_FROM",
     "Toolset",
     "UTCDateTime",
     "Unavailable",
+    "archive_digest",
     "contains_text",
     "created_column",
     "data_folder",
@@ -69,6 +71,7 @@ __all__ = [
     "records",
     "settings_reader",
     "steady_zip",
+    "source_digest",
     "substitute",
     "unpack_files",
     "updated_column",

@@ -4,11 +4,13 @@ byte on every machine."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import io
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 
@@ -40,6 +42,30 @@ def pack_files(members: Mapping[str, bytes]) -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, members[name], compresslevel=9)
     return buffer.getvalue()
+
+
+# The member of a shipped archive that names what made the others: the digest of their sources.
+MADE_FROM = "made-from.sha256"
+
+
+def source_digest(modules: Iterable[str]) -> str:
+    """The sha256 of the named modules' source text, line ends made one: what an archive's files
+    were made from. An archive is current when it was made from today's sources, not when a new
+    build is byte-equal to it: a library release changes the bytes a writer makes (fpdf2 stamps
+    its version into every PDF, zlib builds differ) without changing what the files say."""
+    digest = hashlib.sha256()
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise LookupError(f"no source for module {name!r}")
+        digest.update(name.encode() + b"\0" + Path(spec.origin).read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()
+
+
+def archive_digest(path: Path) -> str | None:
+    """The source digest an archive was made from, or None when it records none."""
+    with zipfile.ZipFile(path) as archive:
+        return archive.read(MADE_FROM).decode() if MADE_FROM in archive.namelist() else None
 
 
 def unpack_files(path: Path) -> dict[str, bytes]:
