@@ -14,10 +14,11 @@ from pydantic import ValidationError
 from domains.calendar import times
 from domains.calendar.inputs import EventFields
 from domains.calendar.tables import Calendar, Event
-from facade.kit import InvalidRequest
+from facade.kit import InvalidRequest, importing
 
 # icalendar is imported by the functions that read or write iCalendar: at module level it was
-# part of every server's start-up (issue 14), for the few calls that exchange .ics text.
+# part of every server's start-up (issue 14), for the few calls that exchange .ics text; under
+# `importing()`, one lazy import at a time (facade/kit/lazy_imports.py).
 if TYPE_CHECKING:
     import icalendar
 
@@ -33,8 +34,9 @@ def _moment(e: Event, value: datetime) -> datetime | date:
 
 
 def vevent(e: Event, series: Event | None = None) -> icalendar.Event:
-    import icalendar
-    from icalendar import vCalAddress, vRecur
+    with importing():
+        import icalendar
+        from icalendar import vCalAddress, vRecur
 
     owner = series or e
     v = icalendar.Event()
@@ -73,7 +75,8 @@ def vevent(e: Event, series: Event | None = None) -> icalendar.Event:
 
 def document(calendar: Calendar, events: Sequence[Event]) -> str:
     """A VCALENDAR of `events` (series with their changed occurrences), zones included."""
-    import icalendar
+    with importing():
+        import icalendar
 
     cal = icalendar.Calendar()
     cal.add("prodid", PRODID)
@@ -89,7 +92,8 @@ def document(calendar: Calendar, events: Sequence[Event]) -> str:
 
 
 def parse(text: str) -> icalendar.Calendar:
-    import icalendar
+    with importing():
+        import icalendar
 
     try:
         cal = icalendar.Calendar.from_ical(text)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from domains.dns import names
 from domains.dns.tables import Record, RecordType, Zone
-from facade.kit import InvalidRequest
+from facade.kit import InvalidRequest, importing
 
 # dnspython is imported by `parse`, the one reader of zone files: at module level it was part of
 # every server's start-up (issue 14), for the few calls that import a zone.
@@ -109,11 +109,12 @@ _LINE = re.compile(r":(\d+): ")
 
 
 def parse(text: str, name: str | None) -> Parsed:
-    import dns.exception
-    import dns.name
-    import dns.rdatatype
-    import dns.zone
-    import dns.zonefile
+    with importing():  # one lazy import at a time (facade/kit/lazy_imports.py)
+        import dns.exception
+        import dns.name
+        import dns.rdatatype
+        import dns.zone
+        import dns.zonefile
 
     origin = dns.name.from_text(name) if name else None
     try:
