@@ -16,7 +16,7 @@ from facade.catalogue.schema import announced_tool
 from facade.catalogue.served import ServedCatalogues
 from facade.kit import CallContext, Domain, Input
 from facade.serving.metrics import Metrics
-from facade.serving.pauses import THRESHOLDS, steady_collector
+from facade.serving.pauses import THRESHOLDS, collector_paused, steady_collector
 
 
 class Note(Input):
@@ -108,3 +108,14 @@ def test_the_steady_collector_freezes_tunes_and_restores() -> None:
     gc.unfreeze()
     assert gc.get_threshold() == before
     assert b'facade_gc_pause_seconds_count{generation="0"}' in metrics.render()
+
+
+def test_a_one_shot_command_pauses_the_collector_and_freezes_what_it_built() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        built = [[i] for i in range(1000)]
+    try:
+        assert gc.isenabled() and gc.get_freeze_count() >= len(built)
+    finally:
+        gc.unfreeze()
