@@ -8,13 +8,14 @@ import json
 from typing import Any
 
 import mcp_types as types
+import orjson
 import pytest
 from mcp_types import methods as wire_methods
 
 from facade.catalogue.discovery import discover
 from facade.catalogue.disclosure import DEFERRED_META_KEY
 from facade.catalogue.served import ServedCatalogues
-from facade.catalogue.wire import tools_array
+from facade.catalogue.wire import stored_tool, tools_array
 
 REGISTRY = discover()
 TOOLS = list(ServedCatalogues(REGISTRY).serve(REGISTRY).tools)
@@ -58,7 +59,15 @@ class TestSameBytesAsTheSdk:
             "_meta": {"facade/approval": 2, DEFERRED_META_KEY: True},
             "outputSchema": None,
         }
-        assert tools_array([tool], era) == sdk_array([tool], era)
+        assert tools_array([stored_tool(tool)], era) == sdk_array([tool], era)
+
+    def test_the_catalogue_stores_tools_in_the_latest_eras_order(self) -> None:
+        """What lets a latest-era listing be encoded as it is, with no reshaping."""
+        assert all(orjson.dumps(stored_tool(t)) == orjson.dumps(t) for t in TOOLS)
+        deferred = [t for t in ServedCatalogues(REGISTRY).serve(REGISTRY, frozenset(c.name for c in REGISTRY)).tools]
+        assert all(t["_meta"][DEFERRED_META_KEY] for t in deferred)
+        assert all(orjson.dumps(stored_tool(t)) == orjson.dumps(t) for t in deferred)
+        assert tools_array(deferred) == sdk_array(deferred, types.LATEST_PROTOCOL_VERSION)
 
     def test_the_eras_differ_in_order_only(self) -> None:
         """A guard on the test itself: the eras really order keys differently."""

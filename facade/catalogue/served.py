@@ -24,7 +24,7 @@ from facade.catalogue.disclosure import DEFERRED_META_KEY
 from facade.catalogue.registry import Registry
 from facade.kit.capability import Capability
 from facade.catalogue.schema import announced_tool
-from facade.catalogue.wire import tools_array
+from facade.catalogue.wire import stored_tool, tools_array
 
 
 class Wire:
@@ -124,4 +124,4 @@ class ServedCatalogues:
 
     def _marked(self, name: str) -> dict[str, Any]:
         tool = self._tools[name]
-        return {**tool, "_meta": {**tool.get("_meta", {}), DEFERRED_META_KEY: True}}
+        return stored_tool({**tool, "_meta": {**tool.get("_meta", {}), DEFERRED_META_KEY: True}})

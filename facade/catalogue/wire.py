@@ -6,13 +6,16 @@ of 10,449 tools (measured 2026-12-03), once per view and era. The announced tool
 plain JSON, so all that path changes is the order of keys and which keys an era keeps: this
 module reads both from the SDK's surface models (so an SDK upgrade is followed, not copied)
 and encodes with orjson. tests/test_wire.py holds the bytes equal to the SDK's, per era.
+
+The catalogue stores every announced tool already in the latest era's order (`stored_tool`), so
+a latest-era listing is encoded as it is and only the older eras reorder.
 """
 
 from __future__ import annotations
 
 import functools
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,7 @@ from mcp_types import methods as wire_methods
 from pydantic import BaseModel
 
 Tool = dict[str, Any]
+STORED_ERA = types.LATEST_PROTOCOL_VERSION
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +80,15 @@ def _shaped(value: Mapping[str, Any], shape: _Shape) -> dict[str, Any]:
     return out
 
 
-def shaped_tool(tool: Mapping[str, Any], era: str = types.LATEST_PROTOCOL_VERSION) -> Tool:
-    """`tool` with the keys `era` puts on the wire, in its order (the SDK's surface dump)."""
-    return _shaped(tool, _tool_shape(era))
+def stored_tool(tool: Mapping[str, Any]) -> Tool:
+    """`tool` as the catalogue keeps it: shaped for the latest era."""
+    return _shaped(tool, _tool_shape(STORED_ERA))
 
 
-def tools_array(tools: Iterable[Mapping[str, Any]], era: str = types.LATEST_PROTOCOL_VERSION) -> bytes:
-    """The `tools` array of a `tools/list` result in `era`, encoded."""
+def tools_array(tools: Sequence[Tool], era: str = STORED_ERA) -> bytes:
+    """The `tools` array of a `tools/list` result in `era`, encoded, from tools as the catalogue
+    stores them (`stored_tool`)."""
+    if era == STORED_ERA:
+        return orjson.dumps(tools)
     shape = _tool_shape(era)
     return orjson.dumps([_shaped(t, shape) for t in tools])
