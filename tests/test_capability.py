@@ -11,7 +11,7 @@ from facade.catalogue.registry import Registry
 from facade.catalogue.schema import announced_tool
 from facade.errors import RegistryError
 from facade.kit import Approval, Toolset, records
-from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input, make_capability
+from facade.kit.capability import IDENTITY_FIELDS, CallContext, Input, example_problem, make_capability
 from facade.kit.domain import Domain
 
 
@@ -80,9 +80,13 @@ class TestDeclaration:
         with pytest.raises(RegistryError, match="declares auth_token"):
             make_capability("notes.sneaky", sneaky, input_model=Sneaky)
 
-    def test_example_must_validate(self) -> None:
-        with pytest.raises(RegistryError, match="example does not validate"):
-            make_capability("notes.add", note_add, example={"text": ""})
+    def test_an_example_is_only_shape_checked(self) -> None:
+        with pytest.raises(RegistryError, match="example must map argument names to values"):
+            make_capability("notes.add", note_add, example=["text"])  # type: ignore[arg-type]
+        wrong = make_capability("notes.add", note_add, example={"text": ""})  # validated by facade check
+        assert example_problem(wrong) == "notes.add's example does not validate against Note: text: String should have at least 1 character"
+        assert example_problem(make_capability("notes.add", note_add, example={"text": "milk"})) is None
+        assert example_problem(make_capability("notes.add", note_add)) is None
 
     def test_tier_and_approval(self) -> None:
         with pytest.raises(RegistryError, match="tier must be"):
@@ -146,8 +150,8 @@ class TestToolset:
 
     def test_a_bad_declaration_names_the_capability_when_the_domain_is_built(self) -> None:
         tools = Toolset()
-        tools.add("add", note_add, example={"text": ""})  # nothing is checked yet
-        with pytest.raises(RegistryError, match="'notes.add': its example does not validate"):
+        tools.add("add", note_add, example="text")  # type: ignore[arg-type]  # nothing is checked yet
+        with pytest.raises(RegistryError, match="'notes.add': its example must map argument names to values"):
             Domain("notes", toolsets=(tools,))
 
     def test_reads_names_the_fields_a_shared_handler_needs(self) -> None:

@@ -45,9 +45,9 @@ def core_only(name: str) -> Domain:
     return domain
 
 
-def check_in(tmp_path: Path, *extra: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    """`facade check --json` with the hello module on FACADE_DOMAINS (from a folder of its own)
-    and an agent `greeter` that uses it and has no budget entry; the lock first accepts it."""
+def check_in(tmp_path: Path, *extra: str, also: str = "") -> tuple[int, dict]:  # type: ignore[type-arg]
+    """`facade check --json` with the hello module on FACADE_DOMAINS (from a folder of its own),
+    plus the modules in `also`, and an agent `greeter` that uses it and has no budget entry."""
     plugin = tmp_path / "plugin"
     plugin.mkdir()
     (plugin / "hello_domain.py").write_text(HELLO)
@@ -58,7 +58,7 @@ def check_in(tmp_path: Path, *extra: str) -> tuple[int, dict]:  # type: ignore[t
     lock = tmp_path / "catalogue.lock"
     lock.write_text((REPO / "catalogue.lock").read_text())
     env = {
-        "FACADE_DOMAINS": "hello_domain",
+        "FACADE_DOMAINS": ",".join(filter(None, ["hello_domain", also])),
         "PYTHONPATH": os.pathsep.join([str(plugin), str(REPO)]),
     }
     args = ["check", "--json", "--budget", str(DEMO_BUDGET), "--lock", str(lock), *extra]
@@ -81,6 +81,27 @@ class TestThirdPartyDomainsInCheck:
         code, report = check_in(tmp_path)
         assert code == 1
         assert any(p.startswith("lock: hello.greet is new") for p in report["problems"])
+
+
+class TestExamplesAreValidatedByTheGate:
+    """A declared example is only shape-checked when the domain is built; `facade check` (and
+    the suite) validate it against the input model and name what is wrong."""
+
+    def test_check_fails_on_an_example_its_model_refuses(self, tmp_path: Path) -> None:
+        code, report = check_in(tmp_path, "--update-lock", also="tests.fixtures.bad_example_domain")
+        assert code == 1
+        assert [p for p in report["problems"] if p.startswith("example:")] == [
+            "example: badexample.counter_add's example does not validate against CounterAdd: "
+            "amount: Input should be a valid integer, unable to parse string as an integer"
+        ]
+
+    def test_every_bundled_example_validates(self) -> None:
+        from facade.catalogue.discovery import discover
+        from facade.kit.capability import example_problem
+
+        registry = discover()
+        assert len(registry) >= 400
+        assert [p for c in registry if (p := example_problem(c))] == []
 
 
 class TestFloorsForTheProjectsOwnDomains:

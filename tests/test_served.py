@@ -5,6 +5,7 @@ share an input model share its parsed model (issue 17)."""
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from facade.catalogue.schema import announced_tool
 from facade.catalogue.served import ServedCatalogues
 from facade.kit import CallContext, Domain, Input
 from facade.serving.metrics import Metrics
-from facade.serving.pauses import THRESHOLDS, steady_collector
+from facade.serving.pauses import THRESHOLDS, collector_paused, steady_collector
 
 
 class Note(Input):
@@ -86,11 +87,50 @@ class TestKeptOnDisk:
         changed = announced_tools(notes("Add a short note.").capabilities, derive, tmp_path)  # type: ignore[arg-type]
         assert len(seen) == 4 and changed[0]["description"] == "Add a short note."
 
+    def test_each_distinct_schema_is_kept_once(self, tmp_path: Path) -> None:
+        first = announced_tools(notes().capabilities, announced_tool, tmp_path)  # type: ignore[arg-type]
+        kept = json.loads((tmp_path / CACHE_FILE).read_text())
+        assert kept["schemas"] == [first[0]["inputSchema"]] and [t["inputSchema"] for t in kept["tools"]] == [0, 0]
+
+    def test_a_file_of_inline_schemas_or_a_bad_index_derives_them_again(self, tmp_path: Path) -> None:
+        seen, derive = self.derive_counting()
+        announced_tools(notes().capabilities, derive, tmp_path)  # type: ignore[arg-type]
+        kept = json.loads((tmp_path / CACHE_FILE).read_text())
+        for damaged in ({**kept, "schemas": None}, {**kept, "tools": [{**t, "inputSchema": 5} for t in kept["tools"]]}):
+            (tmp_path / CACHE_FILE).write_text(json.dumps(damaged))
+            assert announced_tools(notes().capabilities, derive, tmp_path)[0]["inputSchema"]["type"] == "object"  # type: ignore[arg-type]
+        assert len(seen) == 6
+
     def test_a_damaged_file_derives_them_again(self, tmp_path: Path) -> None:
         seen, derive = self.derive_counting()
         (tmp_path / CACHE_FILE).write_text("{not json")
         assert announced_tools(notes().capabilities, derive, tmp_path)[0]["name"] == "notes.add"  # type: ignore[arg-type]
         assert len(seen) == 2
+
+
+class TestEqualSchemasAreShared:
+    """Equal input schemas, and equal field schemas inside different ones, are one dict."""
+
+    def test_read_or_derived(self, tmp_path: Path) -> None:
+        for _ in range(2):  # derived, then read back from the folder
+            first, second = announced_tools(notes().capabilities, announced_tool, tmp_path)
+            assert first["inputSchema"] is second["inputSchema"]
+
+    def test_field_schemas_of_different_models(self) -> None:
+        class Other(Input):
+            text: str
+            count: int = 2
+
+        def other(ctx: CallContext, args: Other) -> dict:
+            """Count a note."""
+            return {}
+
+        domain = notes()
+        domain.add("count", other, input_model=Other, tier="core")
+        tools = announced_tools(domain.capabilities, announced_tool, None)
+        assert tools[0]["inputSchema"] is not tools[2]["inputSchema"]
+        assert tools[0]["inputSchema"]["properties"]["text"] is tools[2]["inputSchema"]["properties"]["text"]
+        assert tools[2] == announced_tool(domain.capabilities[2])
 
 
 def test_capabilities_that_share_an_input_model_share_its_parsed_model() -> None:
@@ -108,3 +148,14 @@ def test_the_steady_collector_freezes_tunes_and_restores() -> None:
     gc.unfreeze()
     assert gc.get_threshold() == before
     assert b'facade_gc_pause_seconds_count{generation="0"}' in metrics.render()
+
+
+def test_a_one_shot_command_pauses_the_collector_and_freezes_what_it_built() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        built = [[i] for i in range(1000)]
+    try:
+        assert gc.isenabled() and gc.get_freeze_count() >= len(built)
+    finally:
+        gc.unfreeze()

@@ -10,13 +10,16 @@ edit, upgrade or new domain changes the fingerprint and the tools are derived ag
 a process loaded does not count: `facade serve`, `stdio` and `check` share one file); a missing, unreadable or
 foreign file is simply derived again too. The file is written whole and renamed into place, so
 replicas started together on one data folder never read half of one.
+
+Equal input schemas, and equal field schemas within them, are one shared dict: a catalogue
+grows by tools shaped alike (10,449 tools held 46,368 field schemas, 378 of them distinct, and
+381 distinct input schemas; measured 2026-12-03). Nothing changes an announced tool once built.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import sys
 import tempfile
@@ -24,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pydantic
 import structlog
 
@@ -45,7 +49,8 @@ def fingerprint(capabilities: Sequence[Capability]) -> str:
         declared = (c.name, c.tool_name, c.description, int(c.approval), c.annotations.read_only, model.__module__, model.__qualname__)
         digest.update(repr(declared).encode())
     packages = {c.input_model.__module__.partition(".")[0] for c in capabilities} - {"facade"}
-    packages |= {"facade.kit", "facade.catalogue.schema"}  # a model of the kit's is under facade.kit
+    # A model of the kit's is under facade.kit; the key order is the SDK's (facade/catalogue/wire.py).
+    packages |= {"facade.kit", "facade.catalogue.schema", "facade.catalogue.wire", "mcp_types"}
     files = {
         f for name, m in list(sys.modules.items())
         if any(name == p or name.startswith(f"{p}.") for p in packages) and isinstance(f := getattr(m, "__file__", None), str)
@@ -61,32 +66,74 @@ def announced_tools(capabilities: Sequence[Capability], derive: Callable[[Capabi
     """`derive(c)` for each capability, in order; read from `folder` when it holds them for this
     very code, else derived and written there (when a folder is given)."""
     if folder is None:
-        return [derive(c) for c in capabilities]
+        return shared_schemas([derive(c) for c in capabilities])
     key = fingerprint(capabilities)
     path = folder / CACHE_FILE
     kept = _read(path, key, len(capabilities))
     if kept is not None:
-        return kept
-    tools = [derive(c) for c in capabilities]
+        return shared_schemas(kept)
+    tools = shared_schemas([derive(c) for c in capabilities])
     _write(path, key, tools)
     return tools
 
 
+def shared_schemas(tools: list[Tool]) -> list[Tool]:
+    """`tools`, each equal input schema and each equal field schema one shared dict (in place)."""
+    seen: dict[bytes, Any] = {}
+    done: set[int] = set()  # schemas already shared (read from the file, they come shared)
+
+    def one(value: Any) -> Any:
+        return seen.setdefault(orjson.dumps(value), value)
+
+    for tool in tools:
+        schema = tool.get("inputSchema")
+        if not isinstance(schema, dict) or id(schema) in done:
+            continue
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            for name, field in props.items():
+                props[name] = one(field)
+        tool["inputSchema"] = shared = one(schema)
+        done.add(id(shared))
+    return tools
+
+
 def _read(path: Path, key: str, count: int) -> list[Tool] | None:
+    """The tools kept in `path` for `key`: each tool's `inputSchema` is the index of its schema
+    in `schemas` (decoding each distinct schema once leaves no copies to free, whose holes kept
+    ~2 KiB per tool of RSS at 10,449)."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
         return None
-    if not isinstance(data, dict) or data.get("fingerprint") != key or not isinstance(tools := data.get("tools"), list):
+    if not isinstance(data, dict) or data.get("fingerprint") != key:
         return None
-    return tools if len(tools) == count else None
+    tools, schemas = data.get("tools"), data.get("schemas")
+    if not (isinstance(tools, list) and isinstance(schemas, list) and len(tools) == count):
+        return None
+    for tool in tools:
+        at = tool.get("inputSchema") if isinstance(tool, dict) else None
+        if not (isinstance(at, int) and 0 <= at < len(schemas)):
+            return None
+        tool["inputSchema"] = schemas[at]
+    return tools
 
 
 def _write(path: Path, key: str, tools: list[Tool]) -> None:
+    """Writes `tools` (their schemas shared) as `_read` reads them."""
+    at: dict[int, int] = {}
+    schemas: list[Any] = []
+    rows = []
+    for tool in tools:
+        schema = tool["inputSchema"]
+        if id(schema) not in at:
+            at[id(schema)] = len(schemas)
+            schemas.append(schema)
+        rows.append({**tool, "inputSchema": at[id(schema)]})
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False, encoding="utf-8") as out:
-            json.dump({"fingerprint": key, "tools": tools}, out, ensure_ascii=False, separators=(",", ":"))
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", delete=False) as out:
+            out.write(orjson.dumps({"fingerprint": key, "schemas": schemas, "tools": rows}))
         os.replace(out.name, path)
     except OSError as exc:  # a read-only data folder costs the next start its time, nothing else
         log.warning("announced.not_kept", path=str(path), error=str(exc))

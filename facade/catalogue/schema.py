@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from facade.catalogue.wire import stored_tool
 from facade.kit.capability import IDENTITY_FIELDS, Capability
 
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
@@ -51,7 +52,8 @@ def announced_schema(parsed_model: type[BaseModel]) -> dict[str, Any]:
 
 
 def announced_tool(capability: Capability) -> dict[str, Any]:
-    """The whole `tools/list` entry of a capability, as a JSON-ready dict."""
+    """The whole `tools/list` entry of a capability, as a JSON-ready dict in the order the
+    catalogue stores it (facade/catalogue/wire.py)."""
     tool: dict[str, Any] = {
         "name": capability.tool_name,
         "description": capability.description,
@@ -64,7 +66,7 @@ def announced_tool(capability: Capability) -> dict[str, Any]:
         # Hosts read this to ask their user (1) or to expect a held card (2); the few tools
         # that need it carry it, the rest pay nothing.
         tool["_meta"] = {APPROVAL_META_KEY: capability.approval}
-    return tool
+    return stored_tool(tool)
 
 
 def annotation_hints(capability: Capability) -> dict[str, bool]:

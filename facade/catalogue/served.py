@@ -2,29 +2,29 @@
 tools, their wire form, its size and its hash. The MCP layer, the trace, the gate and the
 budget all read these, so every number describes the bytes actually served.
 
-The wire form is the SDK's own per-era serialization of the result (it orders keys by era), so
-the hash in the trace is the hash of the array the client received, not of a look-alike.
+The wire form is the bytes of the SDK's per-era serialization of the result (it orders keys by
+era), made by facade/catalogue/wire.py, so the hash in the trace is the hash of the array the
+client received, not of a look-alike.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
+import orjson
 from mcp_types import LATEST_PROTOCOL_VERSION
-from mcp_types import methods as wire_methods
 
 from facade.catalogue.announced import announced_tools
 from facade.catalogue.disclosure import DEFERRED_META_KEY
 from facade.catalogue.registry import Registry
 from facade.kit.capability import Capability
-from facade.catalogue.schema import announced_tool, compact_json
+from facade.catalogue.schema import announced_tool
+from facade.catalogue.wire import stored_tool, tools_array
 
 
 class Wire:
@@ -49,7 +49,7 @@ class Wire:
     @property
     def tools(self) -> list[dict[str, Any]]:
         if self._tools is None:
-            self._tools = json.loads(self.encoded)
+            self._tools = orjson.loads(self.encoded)
         return self._tools
 
 
@@ -64,14 +64,7 @@ class Served:
     def wire(self, era: str = LATEST_PROTOCOL_VERSION) -> Wire:
         cached = self._wires.get(era)
         if cached is None:
-            result = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.tools])
-            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            try:
-                dumped = wire_methods.serialize_server_result("tools/list", era, dumped)
-            except (KeyError, ValueError):  # an era the SDK has no surface for: its model dump
-                pass
-            data = compact_json(dumped["tools"]).encode("utf-8")
-            cached = self._wires[era] = Wire(data)
+            cached = self._wires[era] = Wire(tools_array(self.tools, era))
         return cached
 
     @property
@@ -131,4 +124,4 @@ class ServedCatalogues:
 
     def _marked(self, name: str) -> dict[str, Any]:
         tool = self._tools[name]
-        return {**tool, "_meta": {**tool.get("_meta", {}), DEFERRED_META_KEY: True}}
+        return stored_tool({**tool, "_meta": {**tool.get("_meta", {}), DEFERRED_META_KEY: True}})

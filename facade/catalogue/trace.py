@@ -1,15 +1,17 @@
 """The served-catalogue trace: for every `tools/list` answered, one JSONL event in the
 trajectory envelope (`traceSchema`, `schemaVersion`, `traceId`, `type`, `ts`, `seq`, `data`),
-so that what an agent was actually shown is read later, not estimated."""
+so that what an agent was actually shown is read later, not estimated. Events are encoded with
+orjson: with `full` an event carries the whole tools array, megabytes at 10,000 tools."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from facade.catalogue.served import Served
 
@@ -59,8 +61,9 @@ class Trace:
             }
             if self._file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8", buffering=1)
-            self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
+                self._file = open(self.path, "ab")
+            self._file.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
+            self._file.flush()  # one whole line per event, readable at once
 
     def close(self) -> None:
         with self._lock:
@@ -75,7 +78,7 @@ def last_served(path: Path, agent: str, conversation: str | None) -> dict[str, A
         return None
     for line in _reverse_lines(path):
         try:
-            event = json.loads(line)
+            event = orjson.loads(line)
         except ValueError:
             continue
         data = event.get("data", {})

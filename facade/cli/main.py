@@ -330,13 +330,16 @@ def check(
     from facade.reports.lock import write_lock
     from facade.settings import DEMO_BUDGET
 
+    from facade.serving.pauses import collector_paused
+
     settings = _deployment(demo)
     configure_logging(settings.log_json)  # discovery's warnings, as JSON lines on stderr in CI
-    service = _service(settings)
-    if update_lock:
-        typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)
-    budget_file = Path(budget) if budget else DEMO_BUDGET if demo else BUDGET_FILE
-    report = run_check(service, load_budget(budget_file), Path(lock))
+    with collector_paused():
+        service = _service(settings)
+        if update_lock:
+            typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)
+        budget_file = Path(budget) if budget else DEMO_BUDGET if demo else BUDGET_FILE
+        report = run_check(service, load_budget(budget_file), Path(lock))
     if as_json:
         rows = [asdict(r) | {"budget": r.budget.model_dump() if r.budget else None} for r in report.rows]
         out = {"ok": report.ok, "rows": rows, "facts": report.facts, "problems": report.problems, "warnings": report.warnings}

@@ -1,7 +1,8 @@
 """`facade check`: the CI gate that keeps the catalogue from growing back.
 
 It measures what each agent is served (tools, bytes, exact tokens) against a committed budget
-file, holds floors that grow with the code, lints descriptions for shared prose, proves that
+file, holds floors that grow with the code, validates every declared example against its input
+model (the kit checks only their shape at declaration), lints descriptions for shared prose, proves that
 visibility, enforcement, the deny-list and TOOLS.md agree for every agent × domain × (elevated
 or not), and holds every tier, approval and read-only hint to the committed catalogue lock
 (facade/reports/lock.py).
@@ -18,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from facade.kit.capability import IDENTITY_FIELDS
+from facade.kit.capability import IDENTITY_FIELDS, example_problem
 from facade.serving.service import Service
 from facade.reports.denylist import MAX_NAME, deny_names, runtime_tool_name
 from facade.reports.lock import LOCK_FILE, live, lock_changes, read_lock
@@ -103,6 +104,7 @@ def run_check(service: Service, budget: BudgetFile, lock: Path = LOCK_FILE) -> C
     report = CheckReport(warnings=list(service.registry.warnings))
     _floors(service, budget.floors, report)
     _identity(service, report)
+    report.problems += example_problems(service)
     report.problems += lint_descriptions(service)
     _agreement(service, report)
     _budgets(service, budget, report)
@@ -151,6 +153,11 @@ def _identity(service: Service, report: CheckReport) -> None:
             report.problems.append(f"identity: {cap.name}'s announced schema shows an identity field")
     total = len(service.registry) or 1
     report.facts.update(identity_parsed_pct=round(100 * parsed / total, 1), identity_announced_pct=round(100 * announced / total, 1))
+
+
+def example_problems(service: Service) -> list[str]:
+    """Every declared example its input model refuses, naming the capability and what is wrong."""
+    return [f"example: {problem}" for cap in service.registry if (problem := example_problem(cap)) is not None]
 
 
 def lint_descriptions(service: Service) -> list[str]:

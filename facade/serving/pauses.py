@@ -56,6 +56,23 @@ def steady_collector(metrics: Metrics) -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """For a command that builds the catalogue, reads it and exits (`facade check`): no
+    collection while it runs, and what it built is frozen before it returns, so that the
+    collection at interpreter exit does not walk it either. Almost all it allocates lives until
+    the end, so each collection walked a growing heap to free nearly nothing: `facade check` at
+    10,449 capabilities took 13.2 -> 7.1 s of user CPU without them (issue 17, 2026-12-03)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 async def probe_loop(metrics: Metrics, interval: float = PROBE_SECONDS) -> None:
     """Forever: sleep `interval` and record how much later than that the loop woke."""
     while True:
