@@ -1,6 +1,6 @@
 """Where a tools/call's CPU goes on the serving thread: `facade serve --demo` under cProfile,
 timed by the event-loop thread's own CPU clock (the handlers' worker threads are not in it),
-while 16 clients send `--calls` calls of files.stat, half in each protocol era; the top entries
+while 16 clients send `--calls` calls of files.stat (or `--call`), half in each protocol era; the top entries
 by own time and the serving thread's CPU per call are printed (issue 17). `--side worker` profiles
 the other side instead: what runs in anyio's worker threads per call (facade.serving.calls
 `_run_sync`: the handler, its session's commit and close, the result's conversion), each thread
@@ -13,6 +13,7 @@ with scripts/bench_throughput.py's figures.
     python scripts/profile_calls.py                    # 3,000 calls, top 10
     python scripts/profile_calls.py --calls 6000 --top 25 --out calls.prof
     python scripts/profile_calls.py --side worker      # the worker threads' side
+    python scripts/profile_calls.py --side worker --call projects.project_get
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_throughput import CALLS  # noqa: E402  (the calls, and their arguments, it measures)
 from benchkit import DEV, LoopbackServer, failure, fresh_workdir, legacy_body, legacy_open_async, modern_body, modern_headers  # noqa: E402
 
 CLIENTS = 16
 SESSIONS = 8  # handshake-era sessions the clients share
-PARAMS = {"name": "files.stat", "arguments": {"path": "/"}}
 AUTH = {"Authorization": f"Bearer {DEV['atlas']}", "X-Conversation-Id": "profile-calls"}
 
 
@@ -98,12 +99,13 @@ def profile_workers(out: Path) -> tuple[Callable[..., None], Callable[..., None]
     return start, stop
 
 
-async def send(server: LoopbackServer, total: int) -> list[str]:
-    modern = modern_body("tools/call", PARAMS), {**modern_headers("tools/call", PARAMS["name"]), **AUTH}
+async def send(server: LoopbackServer, total: int, tool: str) -> list[str]:
+    params = {"name": tool, "arguments": CALLS[tool]}
+    modern = modern_body("tools/call", params), {**modern_headers("tools/call", params["name"]), **AUTH}
     async with httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=CLIENTS)) as client:
         sessions = [await legacy_open_async(client, server.url, AUTH) for _ in range(SESSIONS)]
         for session in sessions:  # a view's first use is not what is profiled
-            await client.post(server.url, content=legacy_body("tools/call", PARAMS), headers=session)
+            await client.post(server.url, content=legacy_body("tools/call", params), headers=session)
         await client.post(server.url, content=modern[0], headers=modern[1])
         server.process.send_signal(signal.SIGUSR1)  # type: ignore[union-attr]
         await asyncio.sleep(0.5)
@@ -113,7 +115,7 @@ async def send(server: LoopbackServer, total: int) -> list[str]:
             while left[0] > 0:
                 left[0] -= 1
                 if left[0] % 2:
-                    body, headers = legacy_body("tools/call", PARAMS), sessions[number % SESSIONS]
+                    body, headers = legacy_body("tools/call", params), sessions[number % SESSIONS]
                 else:
                     body, headers = modern
                 if (why := failure(await client.post(server.url, content=body, headers=headers))) is not None:
@@ -133,6 +135,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--out", type=Path, help="keep the cProfile stats here")
+    parser.add_argument("--call", choices=sorted(CALLS), default="files.stat", help="the tool called")
     parser.add_argument("--side", choices=("serving", "worker"), default="serving",
                         help="the event loop's thread, or the worker threads the handlers run in")
     args = parser.parse_args()
@@ -141,7 +144,7 @@ def main() -> int:
     argv = [sys.executable, str(Path(__file__).resolve()), "serve-profiled", str(out), args.side]
     server = LoopbackServer(workdir, argv=argv).start()
     try:
-        errors = asyncio.run(send(server, args.calls))
+        errors = asyncio.run(send(server, args.calls, args.call))
     finally:
         server.stop()
     stats = pstats.Stats(str(out))
