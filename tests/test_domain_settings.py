@@ -8,7 +8,8 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from facade.errors import RegistryError, Unavailable
-from facade.kit import settings_reader
+from facade.kit import domain_settings, settings_reader
+from facade.kit.domain_settings import ServerContext
 
 
 class GardenSettings(BaseSettings):
@@ -30,6 +31,20 @@ class TestReader:
         assert settings().beds == 4
         monkeypatch.setenv("FACADE_GARDEN_BEDS", "9")
         assert settings().beds == 9
+
+    def test_a_kept_read_follows_the_environment_and_the_server(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A read is kept between calls (issue 17), never past a change of what it was read from."""
+        monkeypatch.setenv("FACADE_GARDEN_SOIL", "clay")
+        first = settings()
+        first.soil = "changed by a caller"
+        assert settings().soil == "clay"  # each caller gets a copy of its own
+        monkeypatch.setenv("facade_garden_soil", "sand")  # pydantic-settings reads names case-insensitively
+        monkeypatch.delenv("FACADE_GARDEN_SOIL")
+        assert settings().soil == "sand"
+        monkeypatch.delenv("facade_garden_soil")
+        assert settings().soil == "loam"
+        monkeypatch.setattr(domain_settings, "_context", ServerContext(file_values={"garden_soil": "peat"}))
+        assert settings().soil == "peat"
 
     @pytest.mark.parametrize(
         ("value", "reason"),

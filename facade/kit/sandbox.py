@@ -15,7 +15,8 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from facade.errors import Conflict, DomainError, Forbidden, InvalidRequest, NotFound, Unavailable
@@ -83,11 +84,18 @@ class Sandbox:
     free: str = "free some space"
     areas: tuple[str, ...] = ()
     slash_is_root: bool = False
+    # Each configured folder as last made and resolved: its real path and (device, inode). Making
+    # it and resolving it part by part on every call was ~20 µs, twice per files.stat (2026-12,
+    # issue 17); checking that both names still lead to that folder is two stat calls.
+    _found: dict[Path, tuple[Path, tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
 
     def root(self) -> Path:
         """The real, resolved folder, created (with its areas) on first use so a fresh install
-        just works."""
+        just works, and again whenever it is gone."""
         base = self.locate().expanduser()
+        found = self._found.get(base)
+        if found is not None and self._still(base, *found):
+            return found[0]
         try:
             for folder in (base, *(base / area for area in self.areas)):
                 folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +104,25 @@ class Sandbox:
             raise Unavailable(
                 f"{self.place} cannot be created ({exc.strerror}); an operator must fix {self.setting}"
             ) from None
-        return Path(os.path.realpath(base))
+        real = Path(os.path.realpath(base))
+        try:
+            info = os.stat(real)
+        except OSError:  # gone again already: the next call makes it again
+            return real
+        self._found[base] = (real, (info.st_dev, info.st_ino))
+        return real
+
+    def _still(self, base: Path, real: Path, identity: tuple[int, int]) -> bool:
+        """Whether the configured name (from the current folder, if relative) and the real path
+        both still lead to the folder found before, and its areas are there: otherwise it is
+        made and resolved again. A folder moved elsewhere, or replaced, fails the check."""
+        try:
+            given, kept = os.stat(base), os.stat(real)
+        except OSError:
+            return False
+        if (given.st_dev, given.st_ino) != identity or (kept.st_dev, kept.st_ino) != identity:
+            return False
+        return stat.S_ISDIR(kept.st_mode) and all(os.path.isdir(real / area) for area in self.areas)
 
     def resolve(self, path: str, *, follow: bool = True) -> Path:
         """The real path of `path`, given relative to the folder ("" is the folder itself).

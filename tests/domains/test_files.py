@@ -174,6 +174,37 @@ class TestSandboxPaths:
         assert (root / "notes").is_dir()
 
 
+class TestSandboxRoot:
+    """The root, found once and kept (issue 17), is made and resolved again whenever it changes."""
+
+    def test_a_deleted_root_is_made_again(self, root: Path) -> None:
+        call("stat", path="/")
+        for entry in sorted(root.rglob("*"), reverse=True):
+            entry.rmdir() if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        root.rmdir()
+        assert call("stat", path="/")["items"] == 0
+        assert root.is_dir()
+
+    def test_a_root_replaced_by_a_link_elsewhere_is_followed_and_still_holds(self, root: Path, outside: Path) -> None:
+        call("stat", path="/")
+        moved = root.with_name("moved")
+        root.rename(moved)
+        os.symlink(outside, root)
+        assert call("read", path="secret.txt")["content"] == "top secret\n"  # the root is now `outside`
+        with pytest.raises(NotFound):
+            call("read", path="notes/todo.txt")
+        os.unlink(root)
+        moved.rename(root)
+        assert call("read", path="notes/todo.txt")["path"] == "notes/todo.txt"
+
+    def test_a_file_where_the_root_was_is_refused(self, root: Path) -> None:
+        call("stat", path="/")
+        root.rename(root.with_name("away"))
+        root.write_text("not a folder")
+        with pytest.raises(Unavailable, match="cannot be created"):
+            call("stat", path="/")
+
+
 class TestSandboxLinks:
     """A link whose target leaves the root is refused; walks never follow links."""
 
