@@ -152,10 +152,19 @@ def test_the_steady_collector_freezes_tunes_and_restores() -> None:
 
 def test_a_one_shot_command_pauses_the_collector_and_freezes_what_it_built() -> None:
     assert gc.isenabled()
-    with collector_paused():
+    with collector_paused(freeze=True):
         assert not gc.isenabled()
         built = [[i] for i in range(1000)]
     try:
         assert gc.isenabled() and gc.get_freeze_count() >= len(built)
     finally:
         gc.unfreeze()
+
+
+def test_a_server_s_pause_leaves_freezing_to_the_serving_lifecycle_and_nests() -> None:
+    frozen = gc.get_freeze_count()
+    with collector_paused():
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # the inner block leaves it to the outer one
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -334,7 +334,7 @@ def check(
 
     settings = _deployment(demo)
     configure_logging(settings.log_json)  # discovery's warnings, as JSON lines on stderr in CI
-    with collector_paused():
+    with collector_paused(freeze=True):
         service = _service(settings)
         if update_lock:
             typer.echo(f"wrote {lock} ({write_lock(Path(lock), service.registry)} capabilities)", err=as_json)

@@ -5,9 +5,6 @@ The MCP, web and CLI layers build one `Service` and call into it; the service ne
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -24,6 +21,7 @@ from facade.access.cards import CardStore, MemoryCards
 from facade.access.changes import Changes
 from facade.serving.database import make_engine, require_database, session_factory
 from facade.serving.metrics import Metrics
+from facade.serving.pauses import collector_paused
 from facade.catalogue.discovery import discover
 from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
@@ -76,22 +74,6 @@ def build_service(settings: Settings | None = None, *, transport: Transport = "h
     approval-2 calls (STDIO_PRIVATE_CARDS) rather than hold cards no operator can see."""
     with collector_paused():
         return _build_service(settings or Settings(), transport)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while start-up builds what lives as long as the
-    process: the domains' ~240,000 objects (models, tables, capabilities, announced schemas) set
-    off collection after collection, each walking all that was built so far, and found ~40,000
-    objects of garbage in the end; 0.3 s of discovery's 1.2 s CPU measured (issue 14). Once it
-    is back on, one collection finds that garbage; the serving lifecycle then freezes the rest."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _build_service(settings: Settings, transport: Transport) -> Service:
@@ -216,9 +198,7 @@ def upgrade_database(settings: Settings) -> Engine:
 
 
 def _migrate(engine: Engine, sessions: sessionmaker[Session], registry: Registry, seed: bool) -> None:
-    # The collector rests here too: the tables, the DDL and the seed rows are built on top of
-    # the service's heap, and each collection walked all of it for little garbage: a fresh
-    # demo database's preparation went 0.57 -> 0.39 s of CPU (in process, 2026-12-03).
+    # The tables, the DDL and the seed rows are built on top of the service's heap.
     with collector_paused():
         require_database(engine)
         _prepare(engine, sessions, registry, seed)
