@@ -4,6 +4,8 @@ only, a request without a token acts as one agent, so that a client that cannot 
 
 from __future__ import annotations
 
+import json
+
 import os
 import subprocess
 import sys
@@ -134,5 +136,5 @@ class TestOverHttp:
         assert httpx2.get(f"{anonymous_server.base}/api/agents", timeout=10).status_code == 401
 
     def test_start_is_logged_as_a_warning(self, anonymous_server: ServerProcess) -> None:
-        lines = [line for line in anonymous_server.log().splitlines() if "identity.anonymous_agent" in line]
-        assert lines and '"level": "warning"' in lines[0] and '"agent": "atlas"' in lines[0]
+        lines = [json.loads(line) for line in anonymous_server.log().splitlines() if "identity.anonymous_agent" in line]
+        assert lines and lines[0]["level"] == "warning" and lines[0]["agent"] == "atlas"

@@ -203,7 +203,7 @@ class TestStartErrors:
             assert process.stderr is not None
             banner = None
             for line in process.stderr:  # ends when the process does
-                if '"event": "serving"' in line:
+                if '"serving"' in line and json.loads(line).get("event") == "serving":
                     banner = json.loads(line)
                     break
             assert banner is not None, f"no banner; the server exited with {process.poll()}"

@@ -188,3 +188,31 @@ class TestPieces:
             structlog.contextvars.clear_contextvars()
         assert structlog.contextvars.get_contextvars() == {"request_id": "outer", "method": "tools/call"}
         structlog.contextvars.clear_contextvars()
+
+    def test_timestamp_is_structlogs_iso_utc(self) -> None:
+        import re
+
+        import structlog
+
+        from facade.logs import _timestamp
+
+        ours = _timestamp(None, "info", {})["timestamp"]
+        theirs = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", {})["timestamp"]
+        shape = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"
+        assert re.fullmatch(shape, ours) and re.fullmatch(shape, theirs)
+        assert abs(_seconds(ours) - _seconds(theirs)) < 60  # the same clock, in the same zone
+
+    def test_a_line_is_json_whatever_the_values(self) -> None:
+        from facade.logs import _json_line
+
+        odd = object()
+        line = _json_line(None, "info", {"event": "x", "big": 2**70, "odd": odd, 3: "three", "text": "déjà"})
+        assert "\n" not in line
+        assert json.loads(line) == {"event": "x", "big": 2**70, "odd": repr(odd), "3": "three", "text": "déjà"}
+        assert json.loads(_json_line(None, "info", {"event": "y", "odd": odd})) == {"event": "y", "odd": repr(odd)}
+
+
+def _seconds(stamp: str) -> float:
+    import datetime
+
+    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()

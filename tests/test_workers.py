@@ -48,7 +48,8 @@ def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerPr
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            urls = [json.loads(line)["replica_url"] for line in server.log().splitlines() if '"event": "worker"' in line]
+            events = [json.loads(line) for line in server.log().splitlines() if '"worker"' in line]
+            urls = [event["replica_url"] for event in events if event.get("event") == "worker"]
             if len(urls) == 2:
                 break
             time.sleep(0.2)

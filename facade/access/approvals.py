@@ -12,12 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-import anyio
 
 from facade.access.audit import Audit
 from facade.kit.capability import Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, STATUSES, Card, CardStore
 from facade.errors import Conflict, NotFound, UsageError
+from facade.threads import off_loop
 
 Runner = Callable[[Card], Awaitable[dict[str, Any]]]
 
@@ -110,10 +110,10 @@ class Approvals:
 
     async def approve(self, card_id: int, actor: str, reason: str = "") -> Card:
         """Decide the card approved, run its call, keep the outcome on the card."""
-        card = await anyio.to_thread.run_sync(self._decide, card_id, "approved", actor, reason)
+        card = await off_loop(self._decide, card_id, "approved", actor, reason)
         outcome = await self.runner(card)
         done = replace(card, outcome=outcome)
-        await anyio.to_thread.run_sync(self._ran, done, actor)
+        await off_loop(self._ran, done, actor)
         return done
 
     def _ran(self, done: Card, actor: str) -> None:

@@ -14,12 +14,12 @@ import functools
 import json
 from typing import Any
 
-import anyio
 from pydantic import BaseModel
 
 from facade.access.audit import Audit
 from facade.kit import asking
 from facade.kit.capability import IDENTITY_FIELDS, Capability
+from facade.threads import off_loop
 
 # The longest argument summary shown to the user; a longer one is cut and says so.
 SUMMARY_CHARS = 600
@@ -73,4 +73,4 @@ class Consent:
             agent=agent,
             conversation=conversation,
         )
-        await anyio.to_thread.run_sync(record)
+        await off_loop(record)

@@ -24,6 +24,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from facade.errors import FacadeError
+from facade.threads import off_loop
 
 log = structlog.get_logger("facade.mcp.preparing")
 
@@ -53,7 +54,7 @@ class Preparation:
         with anyio.move_on_after(GREETING_SECONDS):
             await self._go.wait()
         try:
-            await anyio.to_thread.run_sync(self._prepare)
+            await off_loop(self._prepare)
         except Exception as exc:  # any failure is the waiting requests' answer, not a crash
             self.failure = str(exc) if isinstance(exc, FacadeError) else f"{type(exc).__name__}: {exc}"
             log.error("database.prepare_failed", error=self.failure, exc_info=not isinstance(exc, FacadeError))

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -26,6 +25,7 @@ from facade.mcp.content import resource_contents, to_block
 from facade.mcp.fanout import Fanout, tools_md_uri
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
 from facade.serving.service import Service
+from facade.threads import off_loop
 
 # Whose request it is: (agent, or None for a runtime; conversation); the server's own resolution.
 Whose = Callable[[ServerRequestContext[Any]], tuple[str | None, str | None]]
@@ -95,12 +95,12 @@ def install(server: Server[Any], service: Service, whose: Whose, fanout: Fanout)
         agent, conversation = whose(ctx)
         uri = str(params.uri)
         if agent is not None and uri == tools_md_uri(agent):
-            text = await anyio.to_thread.run_sync(
+            text = await off_loop(
                 render_tools_md, service.views, service.agents[agent], conversation, service.settings.tools_template
             )
             return types.ReadResourceResult(contents=[resource_contents(uri, "text/markdown", text)])
         resource, parts = offered.resource(agent, uri)
-        value = await anyio.to_thread.run_sync(_read, resource, parts, agent, conversation)
+        value = await off_loop(_read, resource, parts, agent, conversation)
         return types.ReadResourceResult(contents=[resource_contents(uri, resource.mime_type, value)])
 
     def _read(resource: Resource, parts: dict[str, str], agent: str | None, conversation: str | None) -> str | bytes:

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -41,6 +40,7 @@ from facade.mcp.splice import defer_array
 from facade.access.identity import CONVERSATION_HEADER, bearer_of, resolve_conversation, resolve_listing
 from facade.catalogue.schema import compact_json
 from facade.catalogue.served import Served
+from facade.threads import off_loop
 
 SERVER_NAME = "facade"
 INSTRUCTIONS = "Tools of several backend domains; the tools you see are the ones your agent may use."
@@ -161,7 +161,7 @@ def build_mcp_server(
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
         structlog.contextvars.bind_contextvars(agent=agent_name or RUNTIME, conversation=conversation)
-        served = await anyio.to_thread.run_sync(listing, agent_name, conversation, ctx.protocol_version)
+        served = await off_loop(listing, agent_name, conversation, ctx.protocol_version)
         remember(ctx, session_id, agent_name, conversation)
         _listed.set((served, agent_name))
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import structlog
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -39,6 +38,7 @@ from facade.access.consent import Consent
 from facade.kit.asking import InputNeeded
 from facade.kit.content import Block
 from facade.serving.outcomes import Outcome, as_result, explain_validation, failed, unknown_tool_message
+from facade.threads import off_loop
 
 log = structlog.get_logger("facade.serving.calls")
 # How many times an idempotent capability that lost a race to a concurrent call is run again.
@@ -145,7 +145,7 @@ class Calls:
         if self.views.reads_without_io:
             view = self.views.view(agent, conversation)
         else:
-            view = await anyio.to_thread.run_sync(self.views.view, agent, conversation)
+            view = await off_loop(self.views.view, agent, conversation)
         capability = view.resolve(request.name)
         if capability is None:
             return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
@@ -183,7 +183,7 @@ class Calls:
                 **who,
             )
         try:
-            card, created = await anyio.to_thread.run_sync(self._precheck_and_hold, capability, args, agent, conversation)
+            card, created = await off_loop(self._precheck_and_hold, capability, args, agent, conversation)
         except Unavailable as exc:  # the card store (Redis) is away
             return Outcome("unavailable", error=str(exc), **who)
         except Exception as exc:
@@ -218,7 +218,7 @@ class Calls:
     async def run_approved(self, card: Card) -> dict[str, Any]:
         """Run an approved card's call with its original identity; the outcome is kept on the card."""
         agent = self.views.agents.get(card.agent)
-        view = await anyio.to_thread.run_sync(self.views.view, agent, card.conversation) if agent is not None else None
+        view = await off_loop(self.views.view, agent, card.conversation) if agent is not None else None
         capability = view.resolve(card.tool) if view is not None else None
         if agent is None or capability is None:
             return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
@@ -260,7 +260,7 @@ class Calls:
                     if capability.is_async:
                         data, blocks = await _run_async(capability, ctx, args)
                     else:
-                        data, blocks = await anyio.to_thread.run_sync(_run_sync, capability, ctx, args)
+                        data, blocks = await off_loop(_run_sync, capability, ctx, args)
                 return Outcome("ok", data=data, blocks=blocks, **who)
             except InputNeeded as exc:  # 2026-07-28: the handler asked its user; the answer comes next round
                 return Outcome("input_required", question=exc.question, state=exc.state, **who)

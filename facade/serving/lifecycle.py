@@ -19,6 +19,7 @@ import structlog
 from facade.serving.conversations import sweep
 from facade.serving.pauses import probe_loop, steady_collector
 from facade.serving.service import Service
+from facade.threads import off_loop, resize as resize_threads
 
 log = structlog.get_logger("facade.serving.lifecycle")
 
@@ -38,7 +39,9 @@ async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
     # What start-up built lives as long as the process: frozen, and the collector tuned, so that
     # no full collection walks it with the event loop stopped (facade/serving/pauses.py).
     with steady_collector(service.metrics):
-        # Sync handlers, the health check and the sweeper share anyio's default limiter.
+        # Sync handlers, the health check and the sweeper share one bound (facade/threads.py);
+        # anyio's own limiter bounds what the SDK and Starlette hand to threads themselves.
+        resize_threads(service.settings.worker_threads)
         anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
         sink.start()
         unsubscribe = service.changes.subscribe(sink.changed)
@@ -59,6 +62,6 @@ async def sweep_forever(service: Service) -> None:
     while True:
         await anyio.sleep(service.settings.sweep_seconds)
         try:
-            await anyio.to_thread.run_sync(sweep, service)
+            await off_loop(sweep, service)
         except Exception:  # a sweep that fails (the database or Redis away) is retried next time
             log.warning("sweep.failed", exc_info=True)

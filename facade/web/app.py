@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -39,6 +38,7 @@ from facade.web.models import Health, body
 from facade.web.openapi import openapi
 from facade.web.requests import RequestLog
 from facade.web.wellknown import metadata_url_for, wellknown_routes
+from facade.threads import off_loop
 
 LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
@@ -81,7 +81,7 @@ def build_app(service: Service) -> Starlette:
 
     async def healthz(_: Request) -> JSONResponse:
         try:
-            await anyio.to_thread.run_sync(ping_database, service)
+            await off_loop(ping_database, service)
         except Exception:
             return JSONResponse(body(Health, {"status": "degraded", "database": "unreachable"}), status_code=503)
         return JSONResponse(
@@ -89,7 +89,7 @@ def build_app(service: Service) -> Starlette:
         )
 
     async def readyz(_: Request) -> JSONResponse:
-        checks = await anyio.to_thread.run_sync(readiness, service)
+        checks = await off_loop(readiness, service)
         ready = all(state == "ok" for state in checks.values())
         return JSONResponse(body(Health, {"status": "ok" if ready else "degraded", **checks}), status_code=200 if ready else 503)
 

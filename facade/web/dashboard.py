@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from anyio.to_thread import run_sync as off_loop
+from facade.threads import off_loop
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route

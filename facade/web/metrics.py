@@ -8,19 +8,19 @@ Where the port is reachable from outside, restrict `/metrics` at the proxy or ne
 
 from __future__ import annotations
 
-import anyio
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from facade.serving.metrics import Metrics
+from facade.threads import off_loop
 
 
 def metrics_route(metrics: Metrics) -> Route:
     async def scrape(_: Request) -> Response:
         # Collecting reads the card and elevation stores (Redis, when configured): off the loop.
-        body = await anyio.to_thread.run_sync(metrics.render)
+        body = await off_loop(metrics.render)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     return Route("/metrics", scrape, methods=["GET"])
