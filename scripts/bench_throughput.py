@@ -193,8 +193,8 @@ async def block(side: Side, era: str, tool: str, clients: int, seconds: float, c
             requests = [side.wire(era, tool, s) for s in sessions]
             generated, server_cpu = await asyncio.to_thread(
                 run_block, "127.0.0.1", side.served.port, requests, seconds, side.cpu_seconds)
-            out = Block(generated.latencies, generated.error_count, generated.errors, generated.elapsed,
-                        server_cpu, generated.cpu)
+            out = Block(latencies=generated.latencies, errors=generated.error_count, first_errors=generated.errors,
+                        elapsed=generated.elapsed, cpu=server_cpu, client_cpu=generated.cpu)
         else:
             out = await httpx_block(pool, side, era, tool, sessions, seconds)
         await asyncio.gather(*(pool.delete(url, headers=s) for s in sessions if s is not None))
