@@ -37,6 +37,7 @@ from benchkit import answer_failure  # noqa: E402
 
 MAX_VERDICTS = 1024  # distinct answers remembered; past that each is parsed afresh
 MAX_ERRORS_KEPT = 5
+PATIENCE = 120.0  # seconds an answer may take before its connection counts as failed (httpx2's timeout here)
 
 
 @dataclass
@@ -140,7 +141,7 @@ async def generate(plan: dict[str, Any]) -> dict[str, Any]:
     conns = list(await asyncio.gather(*(connect(r) for r in requests)))
     for conn in conns:  # the untimed first call
         conn.send()
-    await asyncio.gather(*(c.idle for c in conns))
+    await settled(conns, PATIENCE)
     print("ready", flush=True)
     await loop.run_in_executor(None, sys.stdin.readline)  # "go"
     for conn in conns:
@@ -150,7 +151,7 @@ async def generate(plan: dict[str, Any]) -> dict[str, Any]:
     tally.stop, tally.timing = started + plan["seconds"], True
     for conn in conns:
         conn.send()
-    await asyncio.gather(*(c.idle for c in conns))
+    await settled(conns, plan["seconds"] + PATIENCE)
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu
     for conn in conns:
@@ -158,6 +159,14 @@ async def generate(plan: dict[str, Any]) -> dict[str, Any]:
             conn.transport.close()
     return {"latencies": tally.latencies, "elapsed": elapsed, "cpu": cpu,
             "errors": tally.errors, "first_errors": tally.first_errors}
+
+
+async def settled(conns: list[Connection], timeout: float) -> None:
+    """Until every connection has stopped sending; one still waiting after `timeout` fails."""
+    await asyncio.wait([c.idle for c in conns], timeout=timeout)
+    for conn in conns:
+        if not conn.idle.done():
+            conn.fail(f"no answer in {timeout:.0f} s")
 
 
 def raw_request(host: str, port: int, path: str, headers: dict[str, str], body: bytes) -> bytes:
@@ -193,7 +202,11 @@ def run_block(host: str, port: int, requests: list[bytes], seconds: float, cpu_p
     before = cpu_probe()
     proc.stdin.write("go\n")
     proc.stdin.flush()
-    out = json.loads(proc.stdout.readline())
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(30)
+        raise RuntimeError(f"the load generator stopped mid-block (exit {proc.returncode})")
+    out = json.loads(line)
     server_cpu = cpu_probe() - before
     proc.wait(30)
     return Generated(out["latencies"], out["elapsed"], out["cpu"], out["first_errors"], out["errors"]), server_cpu
