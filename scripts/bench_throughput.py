@@ -9,20 +9,37 @@ Sides, each a subprocess on the same freshly migrated and seeded SQLite database
   (`--fastmcp-python`; it needs the facade installed beside it) or this one has it; else
   skipped with a note;
 - `floor`: a bare Starlette app in uvicorn that answers every call with the facade's own
-  response bytes for it, captured at the start of the run: what HTTP, the server and this
-  client cost without any MCP work.
+  response bytes for it, captured at the start of the run: what HTTP and the server cost
+  without any MCP work.
 
 Calls: `files.stat` and `projects.project_get`, sent as the agent `atlas` (its bearer token; the
 baseline servers, which know no agents, get the identity as arguments), in both eras: 2026-07-28
 (self-contained POSTs with the routing headers) and 2025-11-25 (a session per client, opened
-before the block, then POSTs in it). For each block `clients` concurrent clients share one
-HTTP connection pool and send calls back to back for `seconds`; calls/s, p50 and p99 are the
-clients' view, CPU per call is the server's (its process and children, psutil) over the block.
+before the block, then POSTs in it). For each block `clients` concurrent clients, each on its own
+keep-alive connection with one call in flight (no pipelining), send calls back to back for
+`seconds`; every answer is checked (an HTTP error, a JSON-RPC error or `isError` counts, and fails
+the run); calls/s, p50 and p99 are the clients' view, CPU per call is the server's (its process
+and children, psutil) over the block, client CPU per call the load generator's.
+
+The clients (`--client`):
+- `lean` (default): scripts/loadgen.py, a uvloop `Protocol` client in a process of its own
+  sending pre-encoded request bytes and framing answers with httptools. It costs ~0.01-0.03 ms
+  CPU per call, so the server is what limits a block: the floor serves ~7,000-19,000 calls/s
+  where it served ~1,300-1,900 behind httpx2 (2026-12-04, busy 2-core machine). Debian's `wrk`
+  with a Lua check cost about the same per call (0.009-0.016 ms with 2 threads), but a session
+  per connection needs a thread per connection (0.010-0.027 ms), its check is a substring
+  match, and it counts whole seconds only, so it was not taken.
+- `httpx`: httpx2 clients on one pool in this process, what a Python MCP client costs
+  (~0.6-1.2 ms CPU per call): there the client, not the server, limits the faster sides.
+A client CPU per call near the server's says the client, not the server, limited that block.
+
 Blocks alternate side by side within each round, their order reversed every round, so a busy
-machine hurts every side alike; only ratios within one run count.
+machine hurts every side alike; only ratios within one run count. The load average (before and
+after) is printed with the table.
 
     python scripts/bench_throughput.py                 # full: 2 rounds of 3 s blocks
     python scripts/bench_throughput.py --short         # CI: < 60 s
+    python scripts/bench_throughput.py --short --client httpx
     python scripts/bench_throughput.py --workers 2 --redis-url redis://127.0.0.1:6379/9
 """
 
@@ -62,11 +79,13 @@ from benchkit import (  # noqa: E402
     modern_headers,
     percentile,
 )
+from loadgen import raw_request, run_block  # noqa: E402
 
 AGENT = "atlas"
 CONVERSATION = "bench-throughput"
 CALLS = {"files.stat": {"path": "/"}, "projects.project_get": {"project_id": 1}}
 CLIENTS = (16, 64)
+CLIENT_KINDS = ("lean", "httpx")
 CALLS_TARGET = 4.0  # facade calls/s over MCPServer's (issue 17)
 FLOOR_TARGET = 3.0  # facade p50 over the floor's plus the handler's own time
 
@@ -105,6 +124,11 @@ class Side:
         assert session is not None
         return legacy_body("tools/call", params), session
 
+    def wire(self, era: str, tool: str, session: dict[str, str] | None) -> bytes:
+        """The request as the lean generator sends it, whole."""
+        body, headers = self.request(era, tool, session)
+        return raw_request("127.0.0.1", self.served.port, "/mcp", headers, body)
+
     def cpu_seconds(self) -> float:
         """CPU time of the server process and its children (uvicorn workers) so far."""
         root = psutil.Process(self.served.pid)
@@ -121,15 +145,23 @@ class Side:
 @dataclass
 class Block:
     latencies: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: int = 0
+    first_errors: list[str] = field(default_factory=list)
     elapsed: float = 0.0
-    cpu: float = 0.0
+    cpu: float = 0.0  # the server's
+    client_cpu: float = 0.0  # the load generator's
+
+    def error(self, why: str) -> None:
+        self.errors += 1
+        self.first_errors = (self.first_errors + [why])[:5]
 
     def add(self, other: Block) -> None:
         self.latencies += other.latencies
         self.errors += other.errors
+        self.first_errors = (self.first_errors + other.first_errors)[:5]
         self.elapsed += other.elapsed
         self.cpu += other.cpu
+        self.client_cpu += other.client_cpu
 
     def row(self) -> dict[str, Any]:
         ms = [x * 1000 for x in self.latencies]
@@ -140,46 +172,65 @@ class Block:
             "p50_ms": percentile(ms, 50),
             "p99_ms": percentile(ms, 99),
             "cpu_ms_per_call": self.cpu * 1000 / n if n else float("nan"),
-            "errors": len(self.errors),
+            "client_cpu_ms_per_call": self.client_cpu * 1000 / n if n else float("nan"),
+            "errors": self.errors,
         }
 
 
-async def block(side: Side, era: str, tool: str, clients: int, seconds: float) -> Block:
-    """`clients` concurrent clients on one pool, calling back to back for `seconds`."""
-    out = Block()
+async def block(side: Side, era: str, tool: str, clients: int, seconds: float, client: str) -> Block:
+    """`clients` concurrent clients, each on its own connection (and, in 2025-11-25, its own
+    session, opened before the block), calling back to back for `seconds`, from `client`: the lean
+    generator's process (scripts/loadgen.py) or httpx2 in this one."""
     limits = httpx2.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx2.AsyncClient(timeout=120, limits=limits) as client:
+    async with httpx2.AsyncClient(timeout=120, limits=limits) as pool:
         url = side.served.url
         sessions = (
-            list(await asyncio.gather(*(legacy_open_async(client, url, side.auth) for _ in range(clients))))
+            list(await asyncio.gather(*(legacy_open_async(pool, url, side.auth) for _ in range(clients))))
             if era == LEGACY
             else [None] * clients
         )
-        for session in sessions[:1]:  # one untimed call: a view's first use is not throughput
-            body, headers = side.request(era, tool, session)
-            await client.post(url, content=body, headers=headers)
-        stop = 0.0
+        if client == "lean":
+            requests = [side.wire(era, tool, s) for s in sessions]
+            generated, server_cpu = await asyncio.to_thread(
+                run_block, "127.0.0.1", side.served.port, requests, seconds, side.cpu_seconds)
+            out = Block(latencies=generated.latencies, errors=generated.error_count, first_errors=generated.errors,
+                        elapsed=generated.elapsed, cpu=server_cpu, client_cpu=generated.cpu)
+        else:
+            out = await httpx_block(pool, side, era, tool, sessions, seconds)
+        await asyncio.gather(*(pool.delete(url, headers=s) for s in sessions if s is not None))
+    return out
 
-        async def one_client(session: dict[str, str] | None) -> None:
-            body, headers = side.request(era, tool, session)
-            while time.perf_counter() < stop:
-                started = time.perf_counter()
-                try:
-                    response = await client.post(url, content=body, headers=headers)
-                except httpx2.HTTPError as exc:
-                    out.errors.append(f"{type(exc).__name__}: {exc}")
-                    continue
-                out.latencies.append(time.perf_counter() - started)
-                if (why := failure(response)) is not None:
-                    out.errors.append(why)
 
-        cpu_before = side.cpu_seconds()
-        started = time.perf_counter()
-        stop = started + seconds
-        await asyncio.gather(*(one_client(s) for s in sessions))
-        out.elapsed = time.perf_counter() - started
-        out.cpu = side.cpu_seconds() - cpu_before
-        await asyncio.gather(*(client.delete(url, headers=s) for s in sessions if s is not None))
+async def httpx_block(pool: httpx2.AsyncClient, side: Side, era: str, tool: str,
+                      sessions: list[dict[str, str] | None], seconds: float) -> Block:
+    """The clients as httpx2 tasks on one pool in this process: what a Python MCP client costs."""
+    out = Block()
+    url = side.served.url
+    for session in sessions[:1]:  # one untimed call: a view's first use is not throughput
+        body, headers = side.request(era, tool, session)
+        await pool.post(url, content=body, headers=headers)
+    stop = 0.0
+
+    async def one_client(session: dict[str, str] | None) -> None:
+        body, headers = side.request(era, tool, session)
+        while time.perf_counter() < stop:
+            started = time.perf_counter()
+            try:
+                response = await pool.post(url, content=body, headers=headers)
+            except httpx2.HTTPError as exc:
+                out.error(f"{type(exc).__name__}: {exc}")
+                continue
+            out.latencies.append(time.perf_counter() - started)
+            if (why := failure(response)) is not None:
+                out.error(why)
+
+    cpu_before, client_before = side.cpu_seconds(), time.process_time()
+    started = time.perf_counter()
+    stop = started + seconds
+    await asyncio.gather(*(one_client(s) for s in sessions))
+    out.elapsed = time.perf_counter() - started
+    out.cpu = side.cpu_seconds() - cpu_before
+    out.client_cpu = time.process_time() - client_before
     return out
 
 
@@ -282,7 +333,8 @@ def facade_side(workdir: Path, workers: int, redis_url: str | None) -> LoopbackS
     return LoopbackServer(workdir, env=env, argv=argv)
 
 
-def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool) -> dict[str, Any]:
+def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool, client: str) -> dict[str, Any]:
+    load_before = os.getloadavg()
     workdir = fresh_workdir("bench-throughput-")
     facade = facade_side(workdir, workers, redis_url).launch()  # migrates and seeds the database
     servers = [facade, baseline_server(workdir).launch()]  # the baselines open it on their first call
@@ -307,15 +359,17 @@ def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, sh
                     for clients in CLIENTS:
                         order = sides if round_no % 2 == 0 else sides[::-1]
                         for side in order:
-                            measured = asyncio.run(block(side, era, tool, clients, plan.seconds))
+                            measured = asyncio.run(block(side, era, tool, clients, plan.seconds, client))
                             results.setdefault((era, tool, clients, side.name), Block()).add(measured)
     finally:
         for server in servers:
             server.stop()
     rows = [{"era": era, "tool": tool, "clients": clients, "side": name, **b.row()}
             for (era, tool, clients, name), b in results.items()]
-    first_errors = [e for b in results.values() for e in b.errors][:5]
-    return {"plan": plan.__dict__, "workers": workers, "fastmcp": fastmcp_note, "rows": rows,
+    first_errors = [e for b in results.values() for e in b.first_errors][:5]
+    load = {"before": load_before, "after": os.getloadavg()}
+    return {"plan": plan.__dict__, "workers": workers, "client": client, "load_average": load,
+            "fastmcp": fastmcp_note, "rows": rows,
             "handler_p50_ms": handler_times(workdir), "first_errors": first_errors, "workdir": str(workdir)}
 
 
@@ -332,11 +386,13 @@ SIDE_NAMES = {"facade": "facade", "baseline": "MCPServer", "fastmcp": "FastMCP",
 
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
+    load = "  ".join(f"{when} {' '.join(f'{x:.2f}' for x in report['load_average'][when])}" for when in ("before", "after"))
+    print(f"client={report['client']}  load average (1, 5, 15 min): {load}")
     print(f"workers={report['workers']}  rounds={report['plan']['rounds']}  block={report['plan']['seconds']} s  "
           f"{report['fastmcp']}  handler alone p50: "
           + ", ".join(f"{k} {v:.2f} ms" for k, v in report["handler_p50_ms"].items()))
     head = (f"{'era':<11} {'call':<21} {'clients':>7} {'side':<10} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
-            f"{'CPU ms/call':>11} {'vs MCPServer':>12} {'p50/(floor+h)':>13} {'err':>4}")
+            f"{'CPU ms/call':>11} {'client CPU':>10} {'vs MCPServer':>12} {'p50/(floor+h)':>13} {'err':>4}")
     print(head)
     print("-" * len(head))
     by = {(r["era"], r["tool"], r["clients"], r["side"]): r for r in report["rows"]}
@@ -348,7 +404,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
         handler = report["handler_p50_ms"][r["tool"]]
         vs_floor = f"{r['p50_ms'] / (floor['p50_ms'] + handler):.2f}" if floor and r["side"] != "floor" else "-"
         print(f"{r['era']:<11} {r['tool']:<21} {r['clients']:>7} {SIDE_NAMES[r['side']]:<10} {r['calls_per_s']:>8.0f} "
-              f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.1f} {r['cpu_ms_per_call']:>11.2f} {speed:>12} {vs_floor:>13} {r['errors']:>4}")
+              f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.1f} {r['cpu_ms_per_call']:>11.2f} {r['client_cpu_ms_per_call']:>10.2f} {speed:>12} {vs_floor:>13} {r['errors']:>4}")
     facade_rows = [r for r in report["rows"] if r["side"] == "facade"]
     speedups = [r["calls_per_s"] / by[r["era"], r["tool"], r["clients"], "baseline"]["calls_per_s"] for r in facade_rows]
     print(f"\nfacade calls/s over MCPServer's: {min(speedups):.2f}x..{max(speedups):.2f}x "
@@ -371,12 +427,15 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="facade serve --workers N (N > 1 needs --redis-url)")
     parser.add_argument("--redis-url", help="FACADE_REDIS_URL for the facade, e.g. redis://127.0.0.1:6379/9")
     parser.add_argument("--fastmcp-python", help="a Python with fastmcp and this repository installed")
+    parser.add_argument("--client", choices=CLIENT_KINDS, default="lean",
+                        help="lean: scripts/loadgen.py in a process of its own (default); httpx: httpx2 clients in "
+                             "this process, what a Python MCP client costs")
     parser.add_argument("--json", type=Path, help="also write the report here")
     args = parser.parse_args()
     if args.workers > 1 and not args.redis_url:
         parser.error("--workers > 1 shares its state through Redis: give --redis-url redis://127.0.0.1:6379/<db>")
     plan = PLANS["short" if args.short else "full"]
-    report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short)
+    report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short, args.client)
     print_report(report, "python scripts/bench_throughput.py " + " ".join(sys.argv[1:]))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

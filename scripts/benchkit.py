@@ -238,22 +238,37 @@ async def legacy_open_async(client: httpx2.AsyncClient, url: str, headers: dict[
     return session
 
 
+def message_of(content_type: str, text: str) -> dict[str, Any]:
+    """The JSON-RPC message of a response body, whether it came as JSON or as one SSE event."""
+    if content_type.startswith("text/event-stream"):
+        data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return json.loads(text)
+
+
 def jsonrpc(response: httpx2.Response) -> dict[str, Any]:
     """The JSON-RPC message of a response, whether it came as JSON or as one SSE event."""
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
-        return json.loads(data[-1])
-    return response.json()
+    return message_of(response.headers.get("content-type", ""), response.text)
 
 
 def failure(response: httpx2.Response) -> str | None:
     """Why a tools/* response is not a success, or None."""
-    if response.status_code != 200:
-        return f"HTTP {response.status_code}: {response.text[:200]}"
-    message = jsonrpc(response)
+    return answer_failure(response.status_code, response.headers.get("content-type", ""), response.text)
+
+
+def answer_failure(status: int, content_type: str, text: str) -> str | None:
+    """Why a tools/* answer (its status, Content-Type and body) is not a success, or None; shared
+    with scripts/loadgen.py, which sees raw bytes rather than an httpx2 response."""
+    if status != 200:
+        return f"HTTP {status}: {text[:200]}"
+    try:
+        message = message_of(content_type, text)
+    except (ValueError, IndexError) as exc:
+        return f"not a JSON-RPC message ({type(exc).__name__}): {text[:200]}"
     if "error" in message:
         return f"JSON-RPC error: {json.dumps(message['error'])[:200]}"
-    result = message.get("result", {})
+    if not isinstance(result := message.get("result"), dict):
+        return f"no result: {text[:200]}"
     if result.get("isError"):
         return f"tool error: {json.dumps(result)[:300]}"
     return None
