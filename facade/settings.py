@@ -42,6 +42,12 @@ DEMO_BUDGET = PACKAGE / "demo" / "catalogue-budget.toml"
 # leave room for handlers that block on files or the network: anyio's 40 is kept.
 DATABASE_POOL_SIZE = 8
 WORKER_THREADS = 40
+# One agent's share of them (facade/threads.py). 48 clients of one agent sending worst cases
+# (scripts/bench_hostile.py --short --clients 48, 2026-12-04): with every thread open to it,
+# another agent's call waited up to 2.0 s (1.1-1.4 s with 30 of 40); with 8, 0.23-0.26 s; with
+# 4, 0.09 s. Eight is the database pool's size: an agent's calls beyond it would wait for a
+# connection anyway.
+AGENT_WORKER_THREADS = 8
 
 
 class Settings(BaseSettings):
@@ -124,6 +130,11 @@ class Settings(BaseSettings):
         default=WORKER_THREADS,
         ge=1,
         description="Threads that run sync handlers, the health check and the sweeper at once; calls beyond them queue.",
+    )
+    agent_worker_threads: int = Field(
+        default=AGENT_WORKER_THREADS,
+        ge=1,
+        description="Of those, how many one agent's calls may hold at once; its further calls wait, other agents' do not.",
     )
     # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
     call_deadline_seconds: float = Field(

@@ -10,9 +10,15 @@ function). The difference is bookkeeping: no cancel scope, capacity limiter or
 `call_soon_threadsafe`, and answers finished together are taken by the loop in one wake-up.
 
 It keeps what anyio's hop promised: the caller's context variables travel with the job (the
-call's deadline, the log context), at most `size` threads run at once and the rest of the
-jobs queue, and a caller that is cancelled waits for its job to finish before the
-cancellation goes on (a handler is never abandoned mid-write while its caller moves on).
+call's deadline, the log context), the thread knows its event loop as anyio's workers do (a
+handler can ask its user through `anyio.from_thread.run`), at most `size` jobs run at once and
+the rest queue, and a caller that is cancelled waits for its job to finish before the
+cancellation goes on (a handler is never abandoned mid-write while its caller moves on). And
+one thing anyio's limiter did not: no one agent can hold every thread. Under one shared limit
+an agent sending enough slow calls at once (each bounded by the call deadline, 60 s) could take
+all 40 threads and every other agent's call would wait behind them; now an agent runs at most
+FACADE_AGENT_WORKER_THREADS (8) at once and a freed thread goes to the waiting agent running
+the fewest (facade/settings.py has the measurement).
 """
 
 from __future__ import annotations
@@ -27,52 +33,63 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
+import anyio.lowlevel
+from anyio._core._eventloop import threadlocals as anyio_threadlocals  # what anyio's workers set
 
-from facade.settings import WORKER_THREADS
+from facade.settings import AGENT_WORKER_THREADS, WORKER_THREADS
 
 T = TypeVar("T")
 
 
 class _Job:
-    __slots__ = ("loop", "future", "context", "fn", "args", "finished", "waiter")
+    __slots__ = ("loop", "token", "future", "context", "fn", "args", "owner", "finished", "waiter")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...], owner: str) -> None:
         self.loop = loop
+        self.token = _token_of(loop)
         self.future: asyncio.Future[Any] = loop.create_future()
         self.context = contextvars.copy_context()
         self.fn = fn
         self.args = args
+        self.owner = owner
         self.finished = False  # set on the loop's thread when the thread is done with it
         self.waiter: anyio.Event | None = None  # a cancelled caller waits on it
 
 
 class Threads:
-    """At most `size` jobs run at once, each on a worker thread started when none is idle; the
-    rest wait in order. `run` hands one job over and waits for its answer."""
+    """At most `size` jobs run at once, each on a worker thread started when none is idle, and
+    at most `share` of them for one owner (an agent): one agent's slow calls, however many,
+    always leave threads for the others. A job that cannot start waits; a thread that finishes
+    takes the oldest waiting job of the owner running the fewest (of those running as few, the
+    one served longest ago). `run` hands one job over and waits for its answer."""
 
-    def __init__(self, size: int = WORKER_THREADS) -> None:
+    def __init__(self, size: int = WORKER_THREADS, share: int = AGENT_WORKER_THREADS) -> None:
         self.size = size
+        self.share = share
         self._handover: queue.SimpleQueue[_Job] = queue.SimpleQueue()  # jobs an idle thread was claimed for
-        self._waiting: collections.deque[_Job] = collections.deque()  # jobs beyond the bound, oldest first
+        self._waiting: dict[str, collections.deque[_Job]] = {}  # by owner, oldest first
+        self._running: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
         self._busy = 0
         self._idle = 0
         self._started = 0
 
-    def resize(self, size: int) -> None:
-        """At most `size` jobs at once from now on (those running finish first)."""
+    def resize(self, size: int, share: int) -> None:
+        """At most `size` jobs at once from now on, `share` of them one owner's (those running
+        finish first)."""
         with self._lock:
-            self.size = size
+            self.size, self.share = size, share
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def run(self, fn: Callable[..., T], *args: Any, owner: str = "") -> T:
         """`fn(*args)` on a worker thread, with the caller's context; its value or exception."""
-        job = _Job(asyncio.get_running_loop(), fn, args)
+        job = _Job(asyncio.get_running_loop(), fn, args, owner)
         start = False
         with self._lock:
-            if self._busy >= self.size:
-                self._waiting.append(job)  # a thread that finishes takes it
+            if self._busy >= self.size or self._running[owner] >= self.share:
+                self._waiting.setdefault(owner, collections.deque()).append(job)  # a finishing thread takes it
             else:
                 self._busy += 1
+                self._running[owner] += 1
                 if self._idle:
                     self._idle -= 1
                 else:
@@ -85,20 +102,41 @@ class Threads:
             return await job.future
         except asyncio.CancelledError:
             with self._lock:
-                queued = job in self._waiting
+                waiting = self._waiting.get(owner)
+                queued = waiting is not None and job in waiting
                 if queued:  # not begun: it never will
-                    self._waiting.remove(job)
+                    waiting.remove(job)  # type: ignore[union-attr]
+                    if not waiting:
+                        del self._waiting[owner]
             if not queued and not job.finished:  # as anyio's hop does: the thread's work ends first
                 job.waiter = anyio.Event()
                 with anyio.CancelScope(shield=True):
                     await job.waiter.wait()
             raise
 
+    def _next(self) -> _Job | None:
+        """Under the lock: the job a thread that just finished one takes, if any may start."""
+        if not self._waiting or self._busy > self.size:
+            return None
+        share = self.share
+        owner = min((o for o in self._waiting if self._running[o] < share), key=self._running.__getitem__, default=None)
+        if owner is None:
+            return None
+        waiting = self._waiting.pop(owner)
+        job = waiting.popleft()
+        if waiting:  # to the back: among owners running as few, the one served longest ago goes first
+            self._waiting[owner] = waiting
+        self._running[owner] += 1
+        return job
+
     def _work(self) -> None:
         job: _Job | None = None
         while True:
             if job is None:
                 job = self._handover.get()
+            # What anyio's own worker threads carry: a handler that asks its user
+            # (`anyio.from_thread.run`, facade/kit/asking.py) reaches the job's event loop.
+            anyio_threadlocals.current_token = job.token
             try:
                 outcome: tuple[Any, BaseException | None] = (job.context.run(job.fn, *job.args), None)
             except BaseException as exc:  # noqa: BLE001 - every failure is the caller's to see
@@ -109,12 +147,26 @@ class Threads:
                 pass
             del outcome
             with self._lock:
-                if self._waiting and self._busy <= self.size:
-                    job = self._waiting.popleft()  # still busy: the oldest waiting job next
-                else:
-                    job = None
+                self._running[job.owner] -= 1
+                if not self._running[job.owner]:
+                    del self._running[job.owner]
+                job = self._next()  # still busy with it, when there is one
+                if job is None:
                     self._busy -= 1
                     self._idle += 1
+
+
+_last_token: tuple[asyncio.AbstractEventLoop | None, Any] = (None, None)
+
+
+def _token_of(loop: asyncio.AbstractEventLoop) -> Any:
+    """anyio's token for the running loop (~2 us to make, so kept for the loop last seen)."""
+    global _last_token
+    seen, token = _last_token
+    if seen is not loop:
+        token = anyio.lowlevel.current_token()
+        _last_token = (loop, token)
+    return token
 
 
 def _settle(job: _Job, value: Any, exc: BaseException | None) -> None:
@@ -131,14 +183,16 @@ def _settle(job: _Job, value: Any, exc: BaseException | None) -> None:
 
 _threads = Threads()
 # A forked worker process (`facade serve --workers N`) starts with none of its parent's threads.
-os.register_at_fork(after_in_child=lambda: globals().__setitem__("_threads", Threads(_threads.size)))
+os.register_at_fork(after_in_child=lambda: globals().__setitem__("_threads", Threads(_threads.size, _threads.share)))
 
 
-def resize(size: int) -> None:
-    """How many worker threads this process may run at once (FACADE_WORKER_THREADS)."""
-    _threads.resize(size)
+def resize(size: int, share: int) -> None:
+    """How many jobs this process runs at once (FACADE_WORKER_THREADS), and one agent's share
+    of them (FACADE_AGENT_WORKER_THREADS)."""
+    _threads.resize(size, share)
 
 
-async def off_loop(fn: Callable[..., T], *args: Any) -> T:
-    """Run a blocking `fn(*args)` on one of this process's worker threads and return its value."""
-    return await _threads.run(fn, *args)
+async def off_loop(fn: Callable[..., T], *args: Any, owner: str = "") -> T:
+    """Run a blocking `fn(*args)` on one of this process's worker threads and return its value;
+    `owner` is the agent it runs for (its share of the threads is bounded), "" the server's own."""
+    return await _threads.run(fn, *args, owner=owner)

@@ -1,6 +1,6 @@
 """Worst-case calls beside everyone else's (issue 13 item 1): does a hostile agent's heaviest
 input hold the server? `/healthz` and another agent's core call are timed with the server
-idle and then while 4 worst-case calls run over and over, in the same run.
+idle and then while 4 worst-case calls (`--clients N`: N) run over and over, in the same run.
 
 The worst cases, each found against an earlier version (5-68 s of one core each then):
 - `files.grep` with `regex=true` and the catastrophic `(a+)+$` over a folder of long lines;
@@ -10,6 +10,7 @@ The worst cases, each found against an earlier version (5-68 s of one core each 
 
     python scripts/bench_hostile.py            # 20 s under load, 200 probes each side
     python scripts/bench_hostile.py --short    # CI: a few seconds; fails only on a wrong answer
+    python scripts/bench_hostile.py --short --clients 48   # more at once than the server has threads
 
 The target is that each probe stays under 500 ms while the worst cases run; the figures are
 printed, never asserted (these machines are noisy). A wrong answer fails the run: a probe that
@@ -127,6 +128,7 @@ def main() -> int:
     parser.add_argument("--short", action="store_true", help="CI: a few seconds, fewer probes")
     parser.add_argument("--samples", type=int, default=None)
     parser.add_argument("--files", type=int, default=None, help="files in the wide tree")
+    parser.add_argument("--clients", type=int, default=4, help="hostile clients sending the worst cases at once")
     opts = parser.parse_args()
     samples = opts.samples or (30 if opts.short else 200)
     many = opts.files or (2000 if opts.short else 10000)
@@ -139,7 +141,7 @@ def main() -> int:
             probe(client, server.base, 5)  # warm both paths
             idle = probe(client, server.base, samples)
             stop, answers, errors = threading.Event(), [], []  # answers: (what, seconds)
-            workers = [threading.Thread(target=hammer, args=(server.url, stop, answers, errors)) for _ in range(4)]
+            workers = [threading.Thread(target=hammer, args=(server.url, stop, answers, errors)) for _ in range(opts.clients)]
             for worker in workers:
                 worker.start()
             time.sleep(0.5)  # let the worst cases start before the first probe
@@ -149,7 +151,7 @@ def main() -> int:
                 worker.join()
     finally:
         server.stop()
-    print(f"4 clients sending {len(WORST_CASES)} worst cases in a loop ({len(answers)} answered); {samples} probes each side")
+    print(f"{opts.clients} clients sending {len(WORST_CASES)} worst cases in a loop ({len(answers)} answered); {samples} probes each side")
     print(f"{'probe':<10} {'idle p50':>9} {'idle p99':>9} {'loaded p50':>11} {'loaded p99':>11} {'loaded max':>11}  target")
     for name in idle:
         worst = max(loaded[name])

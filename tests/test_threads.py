@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextvars
 import threading
+from functools import partial
 
 import anyio
+import anyio.from_thread
 import pytest
 
 from facade.threads import Threads
@@ -38,7 +40,7 @@ class TestThreads:
     """One bounded set of threads that every blocking step hops to."""
 
     async def test_value_failure_and_context_come_back(self) -> None:
-        threads = Threads(2)
+        threads = Threads(2, share=2)
         where.set("the caller's")
         value, seen, name = await threads.run(lambda a, b: (a + b, where.get(), threading.current_thread().name), 2, 3)
         assert (value, seen) == (5, "the caller's")
@@ -47,7 +49,7 @@ class TestThreads:
             await threads.run(lambda: {}["nope"])
 
     async def test_at_most_size_run_at_once_and_the_rest_queue(self) -> None:
-        threads = Threads(2)
+        threads = Threads(2, share=2)
         jobs = Held()
         results: list[int] = []
 
@@ -65,7 +67,7 @@ class TestThreads:
         assert jobs.peak == 2
 
     async def test_a_cancelled_caller_waits_for_its_job(self) -> None:
-        threads = Threads(1)
+        threads = Threads(1, share=1)
         started, release, finished = threading.Event(), threading.Event(), threading.Event()
 
         def job() -> None:
@@ -92,13 +94,13 @@ class TestThreads:
         assert await threads.run(lambda: "the thread is free again") == "the thread is free again"
 
     async def test_a_smaller_size_bounds_the_next_jobs(self) -> None:
-        threads = Threads(3)
+        threads = Threads(3, share=3)
         gate = threading.Barrier(3, timeout=WAIT)
         with anyio.fail_after(WAIT):  # three threads started, all idle again afterwards
             async with anyio.create_task_group() as tasks:
                 for _ in range(3):
                     tasks.start_soon(threads.run, gate.wait)
-        threads.resize(1)
+        threads.resize(1, 1)
         jobs = Held()
         with anyio.fail_after(WAIT):
             async with anyio.create_task_group() as tasks:
@@ -111,7 +113,7 @@ class TestThreads:
         assert jobs.peak == 1
 
     async def test_a_cancelled_caller_whose_job_waits_goes_at_once(self) -> None:
-        threads = Threads(1)
+        threads = Threads(1, share=1)
         release = threading.Event()
         ran: list[str] = []
         with anyio.fail_after(WAIT):
@@ -123,3 +125,46 @@ class TestThreads:
                 release.set()
         assert await threads.run(lambda: "after") == "after"
         assert ran == []
+
+    async def test_one_owner_never_takes_every_thread(self) -> None:
+        threads = Threads(4, share=3)
+        hostile = Held()
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tasks:
+                for i in range(8):
+                    tasks.start_soon(partial(threads.run, hostile.run, i, owner="hostile"))
+                while hostile.running < 3:
+                    await anyio.sleep(0.01)
+                # Five of its jobs wait; another agent's call runs at once beside them.
+                assert await threads.run(lambda: "answered", owner="other") == "answered"
+                assert hostile.running == 3
+                hostile.release.set()
+        assert hostile.peak == 3
+
+    async def test_a_freed_thread_goes_to_the_owner_running_fewest(self) -> None:
+        threads = Threads(2, share=2)
+        one, two, order = Held(), Held(), []
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tasks:
+                for held in (one, two):
+                    tasks.start_soon(partial(threads.run, held.run, 0, owner="busy"))
+                while one.running + two.running < 2:
+                    await anyio.sleep(0.01)
+                for owner in ("busy", "busy", "quiet"):  # queued in this order behind them
+                    tasks.start_soon(partial(threads.run, order.append, owner, owner=owner))
+                while sum(len(w) for w in threads._waiting.values()) < 3:  # noqa: SLF001
+                    await anyio.sleep(0.01)
+                one.release.set()  # "busy" still runs one job, "quiet" none: quiet's comes first
+                while len(order) < 3:
+                    await anyio.sleep(0.01)
+                two.release.set()
+        assert order == ["quiet", "busy", "busy"]
+
+    async def test_a_handler_can_reach_its_event_loop(self) -> None:
+        """What a sync handler that asks its user does (facade/kit/asking.py)."""
+        threads = Threads(2, share=2)
+
+        async def on_the_loop() -> str:
+            return threading.current_thread().name
+
+        assert await threads.run(anyio.from_thread.run, on_the_loop) == threading.current_thread().name

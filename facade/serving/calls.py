@@ -145,7 +145,7 @@ class Calls:
         if self.views.reads_without_io:
             view = self.views.view(agent, conversation)
         else:
-            view = await off_loop(self.views.view, agent, conversation)
+            view = await off_loop(self.views.view, agent, conversation, owner=agent.name)
         capability = view.resolve(request.name)
         if capability is None:
             return Outcome("unknown_tool", error=unknown_tool_message(request.name), agent=agent.name, conversation=conversation)
@@ -183,7 +183,7 @@ class Calls:
                 **who,
             )
         try:
-            card, created = await off_loop(self._precheck_and_hold, capability, args, agent, conversation)
+            card, created = await off_loop(self._precheck_and_hold, capability, args, agent, conversation, owner=agent.name)
         except Unavailable as exc:  # the card store (Redis) is away
             return Outcome("unavailable", error=str(exc), **who)
         except Exception as exc:
@@ -218,7 +218,7 @@ class Calls:
     async def run_approved(self, card: Card) -> dict[str, Any]:
         """Run an approved card's call with its original identity; the outcome is kept on the card."""
         agent = self.views.agents.get(card.agent)
-        view = await off_loop(self.views.view, agent, card.conversation) if agent is not None else None
+        view = await off_loop(self.views.view, agent, card.conversation, owner=agent.name) if agent is not None else None
         capability = view.resolve(card.tool) if view is not None else None
         if agent is None or capability is None:
             return {"ok": False, "error": f"{card.tool} is no longer available to {card.agent}; nothing ran"}
@@ -260,7 +260,7 @@ class Calls:
                     if capability.is_async:
                         data, blocks = await _run_async(capability, ctx, args)
                     else:
-                        data, blocks = await off_loop(_run_sync, capability, ctx, args)
+                        data, blocks = await off_loop(_run_sync, capability, ctx, args, owner=agent.name)
                 return Outcome("ok", data=data, blocks=blocks, **who)
             except InputNeeded as exc:  # 2026-07-28: the handler asked its user; the answer comes next round
                 return Outcome("input_required", question=exc.question, state=exc.state, **who)

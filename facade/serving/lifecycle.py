@@ -41,7 +41,7 @@ async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
     with steady_collector(service.metrics):
         # Sync handlers, the health check and the sweeper share one bound (facade/threads.py);
         # anyio's own limiter bounds what the SDK and Starlette hand to threads themselves.
-        resize_threads(service.settings.worker_threads)
+        resize_threads(service.settings.worker_threads, service.settings.agent_worker_threads)
         anyio.to_thread.current_default_thread_limiter().total_tokens = service.settings.worker_threads
         sink.start()
         unsubscribe = service.changes.subscribe(sink.changed)
