@@ -147,6 +147,7 @@ def serve(
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
+    service.served.build()  # before listening, as before issue 17: workers inherit them, the first listing waits for none
     require_services(service)
     sock = bind(settings.host, settings.port)
     prepare_database(service)
@@ -196,6 +197,7 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
 
     from facade.reports.inventory import agent_of
     from facade.serving.lifecycle import serving
+    from facade.serving.pauses import collector_paused
     from facade.serving.service import prepare_database, require_services
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
@@ -210,7 +212,15 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     fanout = Fanout()
     server = build_mcp_server(service, fanout, fixed_agent=agent)
     # Migrating and seeding happen while the client is answered (facade/mcp/preparing.py).
-    preparation = Preparation(lambda: prepare_database(service))
+
+    def prepare() -> None:
+        # The announced tools too, first (a client lists its tools right after the greeting):
+        # built before the greeting they held its answer back (facade/catalogue/served.py).
+        with collector_paused(freeze=True):  # they live as long as the process (facade/serving/pauses.py)
+            service.served.build()
+        prepare_database(service)
+
+    preparation = Preparation(prepare)
     wait_for(server, preparation)
 
     async def run() -> None:
