@@ -146,6 +146,7 @@ def serve(
     from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
+    from facade.serving.pauses import collector_paused
     from facade.serving.service import Service, prepare_database, require_services
     from facade.logs import configure_logging
     from facade.web.app import build_app
@@ -154,7 +155,8 @@ def serve(
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
-    service.served.build()  # before listening, as before issue 17: workers inherit them, the first listing waits for none
+    with collector_paused():  # before listening, as inside build_service until issue 17: workers inherit
+        service.served.build()  # them, the first listing waits for none, no collection walks the catalogue
     require_services(service)
     sock = bind(settings.host, settings.port)
     prepare_database(service)
