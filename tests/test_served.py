@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +17,7 @@ from facade.catalogue.announced import CACHE_FILE, announced_tools
 from facade.catalogue.discovery import discover
 from facade.catalogue.registry import Registry
 from facade.catalogue.schema import announced_tool
+import facade.catalogue.served as served_module
 from facade.catalogue.served import ServedCatalogues
 from facade.kit import CallContext, Domain, Input
 from facade.serving.metrics import Metrics
@@ -61,6 +65,41 @@ class TestServedByIdentity:
         assert served.wire("2026-07-28") is wire
         assert wire.json.encode() == wire.encoded and wire.bytes == len(wire.encoded)
         assert [t["name"] for t in wire.tools] == ["notes.add", "notes.append"]
+
+
+class TestBuiltOnFirstUse:
+    """The announced tools are made when first needed (`facade stdio` answers its greeting
+    without them, issue 17), once, however many threads ask at the same time."""
+
+    def test_none_is_derived_or_written_until_asked(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        derived: list[str] = []
+        monkeypatch.setattr(served_module, "announced_tool", lambda c: derived.append(c.name) or announced_tool(c))
+        registry = Registry([notes()])
+        served = ServedCatalogues(registry, cache=tmp_path)
+        assert derived == [] and not (tmp_path / CACHE_FILE).exists()
+        assert served.tool("notes.add")["name"] == "notes.add"
+        assert sorted(derived) == ["notes.add", "notes.append"] and (tmp_path / CACHE_FILE).exists()
+
+    def test_threads_that_ask_together_get_one_build(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        derived: list[str] = []
+        entered = threading.Event()
+
+        def slow(capability: Any) -> dict[str, Any]:
+            entered.set()
+            time.sleep(0.05)  # widens the window in which the others ask; no figure is asserted
+            derived.append(capability.name)
+            return announced_tool(capability)
+
+        monkeypatch.setattr(served_module, "announced_tool", slow)
+        registry = Registry([notes()])
+        served = ServedCatalogues(registry)
+        builders = [threading.Thread(target=served.build)] + [threading.Thread(target=served.serve, args=(registry,)) for _ in range(3)]
+        for thread in builders:
+            thread.start()
+        for thread in builders:
+            thread.join(timeout=60)
+        assert entered.is_set() and sorted(derived) == ["notes.add", "notes.append"]
+        assert served.serve(registry).names == ("notes.add", "notes.append")
 
 
 class TestKeptOnDisk:

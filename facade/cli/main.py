@@ -5,6 +5,7 @@ not there; a check failed); 2 a usage error (a flag, a setting, an agent file is
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -16,6 +17,9 @@ import typer
 from facade.errors import ConfigError, FacadeError, UsageError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
+    from facade.mcp.preparing import Preparation
     from facade.serving.service import Service
     from facade.settings import Settings
 
@@ -40,10 +44,15 @@ def friendly(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except FacadeError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(USAGE if isinstance(exc, (ConfigError, UsageError)) else RUNTIME) from None
+            raise typer.Exit(_said(exc)) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _said(exc: FacadeError) -> int:
+    """`error: …` on stderr, and the exit code that goes with it."""
+    typer.echo(f"error: {exc}", err=True)
+    return USAGE if isinstance(exc, (ConfigError, UsageError)) else RUNTIME
 
 
 def _version(value: bool) -> None:
@@ -76,8 +85,6 @@ def _settings(**flags: Any) -> Settings:
 
 def _service(settings: Settings, transport: Literal["http", "stdio"] = "http") -> Service:
     """The service, once every `FACADE_*` name and config-file key is known to be a setting."""
-    import os
-
     from facade.host.variables import VARIABLES as HOST_VARIABLES
     from facade.reports.settings import check_names
     from facade.serving.service import build_service
@@ -139,6 +146,7 @@ def serve(
     from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
+    from facade.serving.pauses import collector_paused
     from facade.serving.service import Service, prepare_database, require_services
     from facade.logs import configure_logging
     from facade.web.app import build_app
@@ -147,6 +155,8 @@ def serve(
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
+    with collector_paused():  # before listening, as inside build_service until issue 17: workers inherit
+        service.served.build()  # them, the first listing waits for none, no collection walks the catalogue
     require_services(service)
     sock = bind(settings.host, settings.port)
     prepare_database(service)
@@ -194,9 +204,6 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from facade.reports.inventory import agent_of
-    from facade.serving.lifecycle import serving
-    from facade.serving.service import prepare_database, require_services
     from facade.logs import configure_logging
     from facade.mcp.fanout import Fanout
     from facade.mcp.preparing import Preparation, wait_for
@@ -204,22 +211,72 @@ def stdio(agent: Annotated[str, typer.Option("--agent", help="The agent this con
 
     settings = _deployment(demo)
     configure_logging(True if settings.log_json is None else settings.log_json)
-    service = _service(settings, "stdio")
-    agent = agent_of(service, agent).name
-    require_services(service)  # a database that is down still stops the start with one line
     fanout = Fanout()
-    server = build_mcp_server(service, fanout, fixed_agent=agent)
-    # Migrating and seeding happen while the client is answered (facade/mcp/preparing.py).
-    preparation = Preparation(lambda: prepare_database(service))
+
+    # The client's greeting is answered first; the service is built and the database prepared
+    # after it, in a worker thread (facade/mcp/preparing.py).
+    def build() -> Service:
+        from facade.reports.inventory import agent_of
+        from facade.serving.service import require_services
+
+        service = _service(settings, "stdio")
+        agent_of(service, agent)  # an unknown agent still stops the start with one line
+        require_services(service)  # and so does a database that is down
+        return service
+
+    def prepare(service: Service) -> None:
+        from facade.serving.pauses import collector_paused
+        from facade.serving.service import prepare_database
+
+        # The announced tools first (a client lists its tools right after the greeting): built
+        # before the greeting they held its answer back (facade/catalogue/served.py).
+        with collector_paused(freeze=True):  # they live as long as the process (facade/serving/pauses.py)
+            service.served.build()
+        prepare_database(service)
+
+    def lifecycle(service: Service) -> AbstractAsyncContextManager[None]:
+        from facade.serving.lifecycle import serving
+
+        return serving(service, fanout)
+
+    preparation: Preparation[Service] = Preparation(build, prepare)
+    server = build_mcp_server(lambda: preparation.service, fanout, fixed_agent=agent)
     wait_for(server, preparation)
 
     async def run() -> None:
-        async with serving(service, fanout), stdio_server() as (read, write), anyio.create_task_group() as tasks:
-            tasks.start_soon(preparation.run)
+        async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+
+            async def start() -> None:
+                await preparation.run(lifecycle)
+                _stopped(preparation)  # it returns only when the service could not be built
+
+            tasks.start_soon(start)
             await server.run(read, write, server.create_initialization_options())
-            tasks.cancel_scope.cancel()  # a preparation under way ends first: its thread is not interrupted
+            # The input ended: a start under way ends first (its thread is not interrupted), so
+            # that one that fails still says why.
+            await preparation.settled()
+            _stopped(preparation)
+            tasks.cancel_scope.cancel()
 
     anyio.run(run)
+
+
+def _stopped(preparation: Preparation[Service]) -> None:
+    """When `facade stdio`'s service could not be built: its one line, and the end of the
+    process at once (the transport's reader thread would otherwise wait for the client's next
+    line). The greeting's answer, all that was sent, is on stdout already."""
+    exc = preparation.stopped
+    if exc is None:
+        return
+    if isinstance(exc, FacadeError):
+        code = _said(exc)
+    else:  # what escaped every check is a defect: its traceback, as before the greeting came first
+        import traceback
+
+        traceback.print_exception(exc)
+        code = RUNTIME
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @app.command()

@@ -1,20 +1,31 @@
-"""`facade stdio` answers while its database is being prepared (issue 17).
+"""`facade stdio` answers its client's greeting first, and builds the rest after (issue 17).
 
-A desktop client starts the server and waits for `initialize`; on a fresh data folder migrating
-and seeding came first, and the answer took 1.5-2 s longer than the start itself. The
-preparation now runs in a worker thread while the connection is served: `initialize`, ping,
-server discovery and the tool listing (none of which read the database) are answered at once,
-and any other request waits until the database is ready. The preparation starts once the
-client's greeting is answered (or a request needs the database, or GREETING_SECONDS passed):
-started at once, its thread took the interpreter from the answer it raced. When the preparation
-fails, every request that needs the database gets a JSON-RPC error saying why, and stderr gets
-its line.
+A desktop client starts the server and waits for `initialize`. On a fresh data folder migrating
+and seeding came first, and the answer took 1.5-2 s longer than the start itself; then the
+discovery of the domains and the service (0.5 s of CPU of the 1.34 s used before the answer,
+measured 2026-12-04) still came first, though the greeting needs neither: its result is the
+server's name, version, instructions and capabilities, and the capabilities follow from the
+handlers the server registers, which are the same for every catalogue.
+
+So the start is done in two steps, in a worker thread, while the connection is served: the
+service is built (discovery, the agents, the database and Redis answering), then the database is
+prepared (the announced tools, migrating, seeding). The greeting (`initialize`, or
+`server/discover`) and ping are answered at once; the tool listing once the service is built;
+any other request once the database is ready. The work starts once the client's greeting is
+answered (or a request needs it, or GREETING_SECONDS passed): started at once, its thread took
+the interpreter from the answer it raced.
+
+A service that cannot be built (an unknown agent, a bad setting, the database or Redis down)
+stops the process with its one line, as it did before the greeting was answered first. A
+preparation that fails is the JSON-RPC error of every request that needs the database, and a
+line on stderr; the process goes on answering the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Generic, TypeVar
 
 import anyio
 import mcp_types as types
@@ -28,42 +39,88 @@ from facade.threads import off_loop
 
 log = structlog.get_logger("facade.mcp.preparing")
 
-# What a client sends first and what is served without the database: the handshake, its
-# keep-alive, discovery and the catalogue (the registry's, in memory).
-WITHOUT_DATABASE = frozenset({"initialize", "ping", "server/discover", "tools/list"})
-GREETINGS = frozenset({"initialize", "server/discover"})  # a client's first request, in either era
-# How long the preparation waits for a client that says nothing: the greeting of a client that
-# started the server comes within milliseconds; a database is prepared whatever happens.
+S = TypeVar("S")
+
+# What a client sends first, in either era, and its keep-alive: answered before anything is built.
+GREETINGS = frozenset({"initialize", "server/discover"})
+AT_ONCE = GREETINGS | {"ping"}
+# Served from the service's memory, without the database: the catalogue.
+WITHOUT_DATABASE = frozenset({"tools/list"})
+# How long the work waits for a client that says nothing: the greeting of a client that
+# started the server comes within milliseconds; the service is built whatever happens.
 GREETING_SECONDS = 1.0
 
 
-class Preparation:
-    """The database's preparation, run once in a worker thread; `ready` waits for its end."""
+def _reason(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, FacadeError) else f"{type(exc).__name__}: {exc}"
 
-    def __init__(self, prepare: Callable[[], None]) -> None:
+
+class Preparation(Generic[S]):
+    """The start's work, run once in a worker thread: `build` makes the service, `prepare` then
+    readies its database. `service` is the built one; `built` and `ready` wait for each step."""
+
+    def __init__(self, build: Callable[[], S], prepare: Callable[[S], None]) -> None:
+        self._build = build
         self._prepare = prepare
         self._go = anyio.Event()
+        self._built = anyio.Event()
         self._done = anyio.Event()
-        self.failure: str | None = None  # why it failed, in one line; None while fine
+        self._service: S | None = None
+        self.stopped: Exception | None = None  # why the service could not be built: the process stops
+        self.failure: str | None = None  # why the database could not be prepared, in one line; None while fine
+
+    @property
+    def service(self) -> S:
+        """The built service (only asked for by requests that waited for `built`)."""
+        if self._service is None:
+            raise RuntimeError("the service is not built yet")
+        return self._service
 
     def start(self) -> None:
-        """Begin now: the client was answered its greeting, or a request needs the database."""
+        """Begin now: the client was answered its greeting, or a request needs the service."""
         self._go.set()
 
-    async def run(self) -> None:
+    async def run(self, lifecycle: Callable[[S], AbstractAsyncContextManager[Any]]) -> None:
+        """Build the service and, inside `lifecycle(service)` (the serving lifecycle), prepare the
+        database, then stay until cancelled. Returns at once when the service could not be built
+        (`stopped` says why): the caller stops the process."""
         with anyio.move_on_after(GREETING_SECONDS):
             await self._go.wait()
         try:
-            await off_loop(self._prepare)
-        except Exception as exc:  # any failure is the waiting requests' answer, not a crash
-            self.failure = str(exc) if isinstance(exc, FacadeError) else f"{type(exc).__name__}: {exc}"
-            log.error("database.prepare_failed", error=self.failure, exc_info=not isinstance(exc, FacadeError))
-        finally:
+            self._service = await off_loop(self._build)
+        except Exception as exc:  # reported by the caller as the start's one line
+            self.stopped = exc
+            self._built.set()
             self._done.set()
+            return
+        log.info("start.service_built")
+        async with lifecycle(self._service):
+            self._built.set()
+            try:
+                await off_loop(self._prepare, self._service)
+            except Exception as exc:  # any failure is the waiting requests' answer, not a crash
+                self.failure = _reason(exc)
+                log.error("database.prepare_failed", error=self.failure, exc_info=not isinstance(exc, FacadeError))
+            finally:
+                self._done.set()
+            await anyio.sleep_forever()
+
+    async def settled(self) -> None:
+        """Return once the service is built, or could not be (`stopped`); begins it if need be."""
+        self.start()
+        await self._built.wait()
+
+    async def built(self) -> S:
+        """The service, once built; an MCPError when it could not be (the process is stopping)."""
+        self.start()
+        await self._built.wait()
+        if self.stopped is not None:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"facade stdio could not start: {_reason(self.stopped)}")
+        return self.service
 
     async def ready(self) -> None:
         """Return once the database is prepared; an MCPError when that failed."""
-        self.start()
+        await self.built()
         await self._done.wait()
         if self.failure is not None:
             raise MCPError(
@@ -72,23 +129,26 @@ class Preparation:
             )
 
 
-class WaitForDatabase:
-    """Server middleware: a request that may read the database waits for its preparation."""
+class WaitForPreparation:
+    """Server middleware: a request waits for what it needs of the preparation."""
 
-    def __init__(self, preparation: Preparation) -> None:
+    def __init__(self, preparation: Preparation[Any]) -> None:
         self.preparation = preparation
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        if ctx.method not in WITHOUT_DATABASE and not ctx.method.startswith("notifications/"):
+        method = ctx.method
+        if method in WITHOUT_DATABASE:
+            await self.preparation.built()
+        elif method not in AT_ONCE and not method.startswith("notifications/"):
             await self.preparation.ready()
         try:
             return await call_next(ctx)
         finally:
-            if ctx.method in GREETINGS:
+            if method in GREETINGS:
                 self.preparation.start()
 
 
-def wait_for(server: Server[Any], preparation: Preparation) -> None:
-    """Make `server`'s requests that need the database wait for `preparation` (outermost, so
-    that nothing of theirs runs before it)."""
-    server.middleware.insert(0, WaitForDatabase(preparation))
+def wait_for(server: Server[Any], preparation: Preparation[Any]) -> None:
+    """Make `server`'s requests wait for what they need of `preparation` (outermost, so that
+    nothing of theirs runs before it)."""
+    server.middleware.insert(0, WaitForPreparation(preparation))

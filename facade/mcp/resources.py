@@ -35,8 +35,12 @@ MAX_COMPLETIONS = 100  # the spec's most values per completion result
 class Offered:
     """The resources and prompts one caller may see, by the apps of its agent."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, service: Callable[[], Service]) -> None:
+        self._service = service
+
+    @property
+    def service(self) -> Service:
+        return self._service()
 
     def domains(self, agent: str | None) -> Iterator[str]:
         apps = None if agent is None else self.service.agents[agent].apps
@@ -64,9 +68,10 @@ class Offered:
         raise MCPError(types.INVALID_PARAMS, f"unknown prompt {name!r}; prompts/list names the prompts you may get")
 
 
-def install(server: Server[Any], service: Service, whose: Whose, fanout: Fanout) -> None:
+def install(server: Server[Any], service: Callable[[], Service], whose: Whose, fanout: Fanout) -> None:
     """Serve resources, resource templates, subscriptions, prompts and completions on `server`;
-    `fanout` keeps the handshake-era subscriptions (TOOLS.md changes with an elevation)."""
+    `fanout` keeps the handshake-era subscriptions (TOOLS.md changes with an elevation).
+    `service()` is the service, asked for by each request (stdio builds it after the greeting)."""
     offered = Offered(service)
 
     async def list_resources(ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
@@ -95,6 +100,7 @@ def install(server: Server[Any], service: Service, whose: Whose, fanout: Fanout)
         agent, conversation = whose(ctx)
         uri = str(params.uri)
         if agent is not None and uri == tools_md_uri(agent):
+            service = offered.service
             text = await off_loop(
                 render_tools_md, service.views, service.agents[agent], conversation, service.settings.tools_template
             )
@@ -104,7 +110,7 @@ def install(server: Server[Any], service: Service, whose: Whose, fanout: Fanout)
         return types.ReadResourceResult(contents=[resource_contents(uri, resource.mime_type, value)])
 
     def _read(resource: Resource, parts: dict[str, str], agent: str | None, conversation: str | None) -> str | bytes:
-        ctx = CallContext(agent or "", conversation, service.sessions)
+        ctx = CallContext(agent or "", conversation, offered.service.sessions)
         try:
             return resource.read(ctx, parts)
         except DomainError as exc:

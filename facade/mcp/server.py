@@ -4,7 +4,7 @@ its view and run its calls. Shared by streamable HTTP (both protocol eras) and s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -81,8 +81,8 @@ class ServeListing:
     with it the cached array used. Each listing is logged and counted with the bytes it served.
     """
 
-    def __init__(self, metrics: Metrics) -> None:
-        self.metrics = metrics
+    def __init__(self, metrics: Callable[[], Metrics]) -> None:
+        self.metrics = metrics  # a function: the service of a stdio server is built after its greeting
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/list":
@@ -99,7 +99,7 @@ class ServeListing:
             raise RuntimeError("tools/list handler did not record the view it served")
         served, agent = listed
         wire = served.wire(ctx.protocol_version)
-        self.metrics.listed(agent, ctx.protocol_version, wire.bytes)
+        self.metrics().listed(agent, ctx.protocol_version, wire.bytes)
         log.info("tools.list", agent=agent or RUNTIME, era=ctx.protocol_version, bytes=wire.bytes, tools=len(served.tools))
         scope = getattr(ctx.request, "scope", None)
         if isinstance(scope, dict):  # streamable HTTP: splice the encoded array in on the way out
@@ -131,12 +131,21 @@ class FacadeServer(Server[Any]):
 
 
 def build_mcp_server(
-    service: Service, fanout: Fanout, *, fixed_agent: str | None = None, handshakes: Handshakes | None = None
+    service: Service | Callable[[], Service],
+    fanout: Fanout,
+    *,
+    fixed_agent: str | None = None,
+    handshakes: Handshakes | None = None,
 ) -> Server[Any]:
     """The server for `service`. With `fixed_agent` (stdio) the connection is that agent, and its
     conversation is this process unless the client says otherwise. `fanout` learns each
     conversation's sessions so that an elevation reaches them as `list_changed`; `handshakes`,
-    when given, each handshake-era session's connection (for the direct call path)."""
+    when given, each handshake-era session's connection (for the direct call path).
+
+    `service` may be a function that returns it: `facade stdio` answers its client's greeting
+    before the service is built (facade/mcp/preparing.py), and only requests that waited for it
+    call the function. The server, and so the greeting's answer, is the same either way."""
+    service_of = _source(service)
     process_conversation = f"stdio-{uuid.uuid4().hex[:12]}" if fixed_agent else None
 
     def transport(ctx: ServerRequestContext[Any]) -> tuple[str | None, str | None, str | None]:
@@ -154,7 +163,7 @@ def build_mcp_server(
             conversation = resolve_conversation(injected=None, header=header, meta=_meta(ctx), session_id=session_id)
             if fixed_agent is not None:
                 return fixed_agent, conversation, session_id
-            return resolve_listing(service.token_book, bearer).agent, conversation, session_id
+            return resolve_listing(service_of().token_book, bearer).agent, conversation, session_id
         except IdentityError as exc:
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
 
@@ -169,6 +178,7 @@ def build_mcp_server(
     def listing(agent_name: str | None, conversation: str | None, era: str) -> Served:
         """In a worker thread: the view reads the conversation's elevations (a Redis round trip),
         a view's first listing in an era serializes its array, and the trace appends to its file."""
+        service = service_of()
         if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
             served = service.served.serve(service.registry)
         else:
@@ -201,7 +211,7 @@ def build_mcp_server(
             fixed_agent=fixed_agent,
         )
         async with reporter_for(ctx) as reporter:
-            outcome = await run_call(service, request, reporter, asker_for(ctx, params))
+            outcome = await run_call(service_of(), request, reporter, asker_for(ctx, params))
         remember(ctx, session_id, outcome.agent, outcome.conversation)
         if outcome.question is not None:
             return input_required(outcome.question, outcome.state)
@@ -213,7 +223,7 @@ def build_mcp_server(
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         try:
-            return service.served.tool(name)["inputSchema"]
+            return service_of().served.tool(name)["inputSchema"]
         except KeyError:
             return None
 
@@ -226,12 +236,18 @@ def build_mcp_server(
         on_subscriptions_listen=listen,
         get_tool_input_schema=input_schema,
     )
-    resources.install(server, service, whose, fanout)
+    resources.install(server, service_of, whose, fanout)
     # Innermost, inside the SDK's own middleware; the log context wraps the listing's line.
-    server.middleware += [LogContext(), ServeListing(service.metrics)]
+    server.middleware += [LogContext(), ServeListing(lambda: service_of().metrics)]
     if handshakes is not None:
         server.middleware.append(NoteSessions(handshakes))
     return server
+
+
+def _source(service: Service | Callable[[], Service]) -> Callable[[], Service]:
+    if callable(service):
+        return service
+    return lambda: service
 
 
 async def run_call(service: Service, request: CallRequest, reporter: Reporter | None, asker: Asker) -> Outcome:
