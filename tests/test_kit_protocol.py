@@ -100,6 +100,19 @@ class TestWireNames:
         with pytest.raises(RegistryError, match="wire name 'same' is taken"):
             Registry([domain])
 
+    def test_refuses_a_wire_name_another_domain_announces(self) -> None:
+        first = Domain("first")
+        first.add("one", noop, tier="core", wire_name="same")
+        first.add("two", noop, tier="core")
+        for taken in ("same", "first.two"):  # another's wire name, another's plain name
+            second = Domain("second")
+            second.add("one", noop, tier="core", wire_name=taken)
+            with pytest.raises(RegistryError, match=f"wire name '{taken}' is taken"):
+                Registry([first, second])
+        second = Domain("second")
+        second.add("one", noop, tier="core", wire_name="first.one")  # a name listed by its wire name is free
+        assert Registry([first, second]).get("second.one") is not None
+
 
 class TestQuestions:
     def test_key_names_the_exact_question(self) -> None:

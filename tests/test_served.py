@@ -129,13 +129,24 @@ class TestKeptOnDisk:
     def test_each_distinct_schema_is_kept_once(self, tmp_path: Path) -> None:
         first = announced_tools(notes().capabilities, announced_tool, tmp_path)  # type: ignore[arg-type]
         kept = json.loads((tmp_path / CACHE_FILE).read_text())
-        assert kept["schemas"] == [first[0]["inputSchema"]] and [t["inputSchema"] for t in kept["tools"]] == [0, 0]
+        assert kept["parts"] == [first[0]["inputSchema"]] and [t["inputSchema"] for t in kept["tools"]] == [0, 0]
+
+    def test_the_capabilities_own_strings_are_not_kept_again(self, tmp_path: Path) -> None:
+        """The name and description are the capability's (the fingerprint holds them): the file
+        keeps their place, and a read tool holds the capability's very strings."""
+        caps = notes().capabilities
+        derived = announced_tools(caps, announced_tool, tmp_path)  # type: ignore[arg-type]
+        kept = json.loads((tmp_path / CACHE_FILE).read_text())
+        assert all(t["name"] is None and t["description"] is None for t in kept["tools"])
+        read = announced_tools(caps, announced_tool, tmp_path)  # type: ignore[arg-type]
+        assert read == derived and list(read[0]) == list(derived[0])
+        assert all(t["name"] is c.tool_name and t["description"] is c.description for t, c in zip(read, caps))
 
     def test_a_file_of_inline_schemas_or_a_bad_index_derives_them_again(self, tmp_path: Path) -> None:
         seen, derive = self.derive_counting()
         announced_tools(notes().capabilities, derive, tmp_path)  # type: ignore[arg-type]
         kept = json.loads((tmp_path / CACHE_FILE).read_text())
-        for damaged in ({**kept, "schemas": None}, {**kept, "tools": [{**t, "inputSchema": 5} for t in kept["tools"]]}):
+        for damaged in ({**kept, "parts": None}, {**kept, "tools": [{**t, "inputSchema": 5} for t in kept["tools"]]}):
             (tmp_path / CACHE_FILE).write_text(json.dumps(damaged))
             assert announced_tools(notes().capabilities, derive, tmp_path)[0]["inputSchema"]["type"] == "object"  # type: ignore[arg-type]
         assert len(seen) == 6
@@ -154,6 +165,14 @@ class TestEqualSchemasAreShared:
         for _ in range(2):  # derived, then read back from the folder
             first, second = announced_tools(notes().capabilities, announced_tool, tmp_path)
             assert first["inputSchema"] is second["inputSchema"]
+
+    def test_equal_annotations(self, tmp_path: Path) -> None:
+        domain = Domain("notes")
+        for action in ("get", "list"):
+            domain.add(action, note_add, tier="core", read_only=True)
+        for _ in range(2):  # derived, then read back from the folder
+            first, second = announced_tools(domain.capabilities, announced_tool, tmp_path)
+            assert first["annotations"] == {"readOnlyHint": True} and first["annotations"] is second["annotations"]
 
     def test_field_schemas_of_different_models(self) -> None:
         class Other(Input):

@@ -13,7 +13,8 @@ replicas started together on one data folder never read half of one.
 
 Equal input schemas, and equal field schemas within them, are one shared dict: a catalogue
 grows by tools shaped alike (10,449 tools held 46,368 field schemas, 378 of them distinct, and
-381 distinct input schemas; measured 2026-12-03). Nothing changes an announced tool once built.
+381 distinct input schemas; measured 2026-12-03); so are equal `annotations` and `_meta` (one
+`{"readOnlyHint": true}` for all the reads). Nothing changes an announced tool once built.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ log = structlog.get_logger("facade.catalogue.announced")
 
 CACHE_FILE = "announced-tools.json"
 Tool = dict[str, Any]
+# The entries of a tool that many tools hold equal: one dict each, and the file keeps each once.
+SHARED = ("inputSchema", "annotations", "_meta")
 
 
 def fingerprint(capabilities: Sequence[Capability]) -> str:
@@ -66,19 +69,20 @@ def announced_tools(capabilities: Sequence[Capability], derive: Callable[[Capabi
     """`derive(c)` for each capability, in order; read from `folder` when it holds them for this
     very code, else derived and written there (when a folder is given)."""
     if folder is None:
-        return shared_schemas([derive(c) for c in capabilities])
+        return shared_parts([derive(c) for c in capabilities])
     key = fingerprint(capabilities)
     path = folder / CACHE_FILE
-    kept = _read(path, key, len(capabilities))
+    kept = _read(path, key, capabilities)
     if kept is not None:
-        return shared_schemas(kept)
-    tools = shared_schemas([derive(c) for c in capabilities])
-    _write(path, key, tools)
+        return shared_parts(kept)
+    tools = shared_parts([derive(c) for c in capabilities])
+    _write(path, key, tools, capabilities)
     return tools
 
 
-def shared_schemas(tools: list[Tool]) -> list[Tool]:
-    """`tools`, each equal input schema and each equal field schema one shared dict (in place)."""
+def shared_parts(tools: list[Tool]) -> list[Tool]:
+    """`tools`, each equal input schema, field schema, `annotations` and `_meta` one shared dict
+    (in place)."""
     seen: dict[bytes, Any] = {}
     done: set[int] = set()  # schemas already shared (read from the file, they come shared)
 
@@ -86,6 +90,9 @@ def shared_schemas(tools: list[Tool]) -> list[Tool]:
         return seen.setdefault(orjson.dumps(value), value)
 
     for tool in tools:
+        for name in ("annotations", "_meta"):
+            if isinstance(part := tool.get(name), dict):
+                tool[name] = one(part)
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict) or id(schema) in done:
             continue
@@ -98,42 +105,62 @@ def shared_schemas(tools: list[Tool]) -> list[Tool]:
     return tools
 
 
-def _read(path: Path, key: str, count: int) -> list[Tool] | None:
-    """The tools kept in `path` for `key`: each tool's `inputSchema` is the index of its schema
-    in `schemas` (decoding each distinct schema once leaves no copies to free, whose holes kept
-    ~2 KiB per tool of RSS at 10,449)."""
+def _read(path: Path, key: str, capabilities: Sequence[Capability]) -> list[Tool] | None:
+    """The tools kept in `path` for `key`. Each of a tool's `SHARED` entries is the index of its
+    value in `parts`, and a name or description that is the capability's own is null: decoding
+    each distinct part once, and no copy of a string the capability holds, leaves no copies to
+    free, whose holes kept RSS (~2 KiB per tool at 10,449 for the schemas, 2026-12-03; the names,
+    descriptions and annotations were another ~0.35 KiB, 2026-12-04)."""
     try:
         data = orjson.loads(path.read_bytes())
     except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
         return None
     if not isinstance(data, dict) or data.get("fingerprint") != key:
         return None
-    tools, schemas = data.get("tools"), data.get("schemas")
-    if not (isinstance(tools, list) and isinstance(schemas, list) and len(tools) == count):
+    tools, parts = data.get("tools"), data.get("parts")
+    if not (isinstance(tools, list) and isinstance(parts, list) and len(tools) == len(capabilities)):
         return None
-    for tool in tools:
-        at = tool.get("inputSchema") if isinstance(tool, dict) else None
-        if not (isinstance(at, int) and 0 <= at < len(schemas)):
+    for tool, capability in zip(tools, capabilities):
+        if not (isinstance(tool, dict) and "inputSchema" in tool):
             return None
-        tool["inputSchema"] = schemas[at]
+        for name in SHARED:
+            at = tool.get(name)
+            if at is None:
+                continue
+            if not (type(at) is int and 0 <= at < len(parts)):
+                return None
+            tool[name] = parts[at]
+        # The fingerprint holds both, and an announced tool holds no null (`stored_tool`).
+        if "name" in tool and tool["name"] is None:
+            tool["name"] = capability.tool_name
+        if "description" in tool and tool["description"] is None:
+            tool["description"] = capability.description
     return tools
 
 
-def _write(path: Path, key: str, tools: list[Tool]) -> None:
-    """Writes `tools` (their schemas shared) as `_read` reads them."""
+def _write(path: Path, key: str, tools: list[Tool], capabilities: Sequence[Capability]) -> None:
+    """Writes `tools` (their parts shared) as `_read` reads them."""
     at: dict[int, int] = {}
-    schemas: list[Any] = []
+    parts: list[Any] = []
     rows = []
-    for tool in tools:
-        schema = tool["inputSchema"]
-        if id(schema) not in at:
-            at[id(schema)] = len(schemas)
-            schemas.append(schema)
-        rows.append({**tool, "inputSchema": at[id(schema)]})
+    for tool, capability in zip(tools, capabilities, strict=True):
+        row = dict(tool)
+        for name in SHARED:
+            part = tool.get(name)
+            if part is not None:
+                if id(part) not in at:
+                    at[id(part)] = len(parts)
+                    parts.append(part)
+                row[name] = at[id(part)]
+        if row.get("name") == capability.tool_name:
+            row["name"] = None
+        if row.get("description") == capability.description:
+            row["description"] = None
+        rows.append(row)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", delete=False) as out:
-            out.write(orjson.dumps({"fingerprint": key, "schemas": schemas, "tools": rows}))
+            out.write(orjson.dumps({"fingerprint": key, "parts": parts, "tools": rows}))
         os.replace(out.name, path)
     except OSError as exc:  # a read-only data folder costs the next start its time, nothing else
         log.warning("announced.not_kept", path=str(path), error=str(exc))
