@@ -206,7 +206,11 @@ def run_block(host: str, port: int, requests: list[bytes], seconds: float, cpu_p
     if not line:
         proc.wait(30)
         raise RuntimeError(f"the load generator stopped mid-block (exit {proc.returncode})")
-    out = json.loads(line)
+    try:
+        out = json.loads(line)
+    except ValueError as exc:
+        at = getattr(exc, "pos", 0)
+        raise RuntimeError(f"the load generator's tally is not JSON ({exc}): …{line[max(0, at - 120):at + 120]!r}…") from None
     server_cpu = cpu_probe() - before
     proc.wait(30)
     return Generated(out["latencies"], out["elapsed"], out["cpu"], out["first_errors"], out["errors"]), server_cpu
