@@ -24,6 +24,7 @@ import base64
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,30 +190,30 @@ class Generated:
 
 def run_block(host: str, port: int, requests: list[bytes], seconds: float, cpu_probe: Any) -> tuple[Generated, float]:
     """Runs one block in a generator process; returns its tally and `cpu_probe()`'s rise over the
-    timed part (the server's CPU, read by the caller's probe)."""
-    plan = {"host": host, "port": port, "seconds": seconds,
-            "requests": [base64.b64encode(r).decode() for r in requests]}
-    proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(plan) + "\n")
-    proc.stdin.flush()
-    if proc.stdout.readline().strip() != "ready":
+    timed part (the server's CPU, read by the caller's probe). The tally (up to ~50,000
+    latencies, a megabyte of JSON) comes back in a file, not on the pipe: once, in a full run,
+    the line read from the pipe ended mid-number (2026-12-04), which a file written whole and
+    then renamed cannot do; the pipe carries only "ready" and "done"."""
+    with tempfile.TemporaryDirectory(prefix="facade-loadgen-") as folder:
+        tally_file = Path(folder) / "tally.json"
+        plan = {"host": host, "port": port, "seconds": seconds, "tally": str(tally_file),
+                "requests": [base64.b64encode(r).decode() for r in requests]}
+        proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(plan) + "\n")
+        proc.stdin.flush()
+        if proc.stdout.readline().strip() != "ready":
+            proc.wait(30)
+            raise RuntimeError(f"the load generator did not start (exit {proc.returncode})")
+        before = cpu_probe()
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        said = proc.stdout.readline().strip()
+        server_cpu = cpu_probe() - before
         proc.wait(30)
-        raise RuntimeError(f"the load generator did not start (exit {proc.returncode})")
-    before = cpu_probe()
-    proc.stdin.write("go\n")
-    proc.stdin.flush()
-    line = proc.stdout.readline()
-    if not line:
-        proc.wait(30)
-        raise RuntimeError(f"the load generator stopped mid-block (exit {proc.returncode})")
-    try:
-        out = json.loads(line)
-    except ValueError as exc:
-        at = getattr(exc, "pos", 0)
-        raise RuntimeError(f"the load generator's tally is not JSON ({exc}): …{line[max(0, at - 120):at + 120]!r}…") from None
-    server_cpu = cpu_probe() - before
-    proc.wait(30)
+        if said != "done" or not tally_file.exists():
+            raise RuntimeError(f"the load generator stopped mid-block (exit {proc.returncode}, said {said[:200]!r})")
+        out = json.loads(tally_file.read_text())
     return Generated(out["latencies"], out["elapsed"], out["cpu"], out["first_errors"], out["errors"]), server_cpu
 
 
@@ -224,7 +225,11 @@ def main() -> None:
         run = uvloop.run
     except ImportError:  # the same fallback as facade/cli/httpstack.py
         run = asyncio.run
-    print(json.dumps(run(generate(plan))), flush=True)
+    tally = Path(plan["tally"])
+    partial = tally.with_suffix(".partial")
+    partial.write_text(json.dumps(run(generate(plan))))
+    partial.rename(tally)  # whole or not at all
+    print("done", flush=True)
 
 
 if __name__ == "__main__":
