@@ -44,7 +44,7 @@ DATABASE_POOL_SIZE = 8
 WORKER_THREADS = 40
 # One agent's share of them (facade/threads.py). 48 clients of one agent sending worst cases
 # (scripts/bench_hostile.py --short --clients 48, 2026-12-04): with every thread open to it,
-# another agent's call waited up to 2.0 s (1.1-1.4 s with 30 of 40); with 8, 0.23-0.26 s; with
+# another agent's call waited up to 2.0 s (1.1-1.4 s with 30 of 40); with 8, 0.16-0.26 s; with
 # 4, 0.09 s. Eight is the database pool's size: an agent's calls beyond it would wait for a
 # connection anyway.
 AGENT_WORKER_THREADS = 8

@@ -6,7 +6,7 @@ event loop never waits on a file or a database. That hop was the largest single 
 2-core machine and 79 us with other work beside it, a `ThreadPoolExecutor` through
 `run_in_executor` 12-23 us, this pool 1.9-2.1 us (2026-12-04, 16 tasks hopping with a trivial
 function). The difference is bookkeeping: no cancel scope, capacity limiter or
-`concurrent.futures.Future` per hop; a job is a tuple on a queue and its answer one
+`concurrent.futures.Future` per hop; a job is one small object on a queue and its answer one
 `call_soon_threadsafe`, and answers finished together are taken by the loop in one wake-up.
 
 It keeps what anyio's hop promised: the caller's context variables travel with the job (the
@@ -81,7 +81,9 @@ class Threads:
             self.size, self.share = size, share
 
     async def run(self, fn: Callable[..., T], *args: Any, owner: str = "") -> T:
-        """`fn(*args)` on a worker thread, with the caller's context; its value or exception."""
+        """`fn(*args)` on a worker thread, with the caller's context; its value or exception.
+        `owner` is whose work it is: an agent's name, the runtime's label, or "" for the
+        server's own (health, the sweep, the operator's API); each has its own share."""
         job = _Job(asyncio.get_running_loop(), fn, args, owner)
         start = False
         with self._lock:

@@ -10,8 +10,8 @@ seen before costs a dictionary look-up instead of a JSON parse.
 
 The parent (`run_block`) gives the plan as JSON on stdin; the generator connects, sends one
 untimed call on each connection (a first use is not throughput), says `ready`, waits for `go` (the
-parent reads the server's CPU between the two), runs the timed block and writes its tally as JSON:
-calls, elapsed, every latency, its own CPU over the block, the errors.
+parent reads the server's CPU between the two), runs the timed block, writes its tally as JSON to the file the plan names (calls, elapsed, every
+latency, its own CPU over the block, the errors) and says `done`.
 
 Measured 2026-12-04 on a busy 2-core machine (bench_throughput.py --short): 0.01-0.03 ms client
 CPU per call (0.11 at worst, behind a slow server's SSE) where the httpx2 clients took 0.63-1.21 ms.

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-
 from facade.access.audit import Audit
 from facade.kit.capability import Capability
 from facade.access.cards import DEFAULT_CARD_TTL_SECONDS, DEFAULT_MAX_PENDING_CARDS, STATUSES, Card, CardStore

@@ -73,4 +73,4 @@ class Consent:
             agent=agent,
             conversation=conversation,
         )
-        await off_loop(record)
+        await off_loop(record, owner=agent)

@@ -41,7 +41,8 @@ log = structlog.get_logger("facade.catalogue.announced")
 CACHE_FILE = "announced-tools.json"
 Tool = dict[str, Any]
 # The entries of a tool that many tools hold equal: one dict each, and the file keeps each once.
-SHARED = ("inputSchema", "annotations", "_meta")
+WHOLE = ("annotations", "_meta")  # shared as they are; an input schema's fields are shared too
+SHARED = ("inputSchema", *WHOLE)
 
 
 def fingerprint(capabilities: Sequence[Capability]) -> str:
@@ -90,7 +91,7 @@ def shared_parts(tools: list[Tool]) -> list[Tool]:
         return seen.setdefault(orjson.dumps(value), value)
 
     for tool in tools:
-        for name in ("annotations", "_meta"):
+        for name in WHOLE:
             if isinstance(part := tool.get(name), dict):
                 tool[name] = one(part)
         schema = tool.get("inputSchema")

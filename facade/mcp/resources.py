@@ -24,6 +24,7 @@ from facade.kit.resources import Resource
 from facade.mcp.content import resource_contents, to_block
 from facade.mcp.fanout import Fanout, tools_md_uri
 from facade.reports.toolsmd import TOOLS_FILE, render_tools_md
+from facade.serving.metrics import RUNTIME
 from facade.serving.service import Service
 from facade.threads import off_loop
 
@@ -102,11 +103,12 @@ def install(server: Server[Any], service: Callable[[], Service], whose: Whose, f
         if agent is not None and uri == tools_md_uri(agent):
             service = offered.service
             text = await off_loop(
-                render_tools_md, service.views, service.agents[agent], conversation, service.settings.tools_template
+                render_tools_md, service.views, service.agents[agent], conversation, service.settings.tools_template,
+                owner=agent,
             )
             return types.ReadResourceResult(contents=[resource_contents(uri, "text/markdown", text)])
         resource, parts = offered.resource(agent, uri)
-        value = await off_loop(_read, resource, parts, agent, conversation)
+        value = await off_loop(_read, resource, parts, agent, conversation, owner=agent or RUNTIME)
         return types.ReadResourceResult(contents=[resource_contents(uri, resource.mime_type, value)])
 
     def _read(resource: Resource, parts: dict[str, str], agent: str | None, conversation: str | None) -> str | bytes:

@@ -170,7 +170,7 @@ def build_mcp_server(
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
         structlog.contextvars.bind_contextvars(agent=agent_name or RUNTIME, conversation=conversation)
-        served = await off_loop(listing, agent_name, conversation, ctx.protocol_version)
+        served = await off_loop(listing, agent_name, conversation, ctx.protocol_version, owner=agent_name or RUNTIME)
         remember(ctx, session_id, agent_name, conversation)
         _listed.set((served, agent_name))
         return types.ListToolsResult(tools=[])  # ServeListing fills in the view's array

@@ -115,7 +115,8 @@ async def list_agents(request: Request, service: Service, principal: Principal) 
 
 async def agent_tools(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    return JSONResponse(body(models.AgentTools, await off_loop(tools_report, service, agent, conversation_param(request))))
+    report = await off_loop(tools_report, service, agent, conversation_param(request), owner=agent.name)
+    return JSONResponse(body(models.AgentTools, report))
 
 
 def tools_report(service: Service, agent: Agent, conversation: str | None) -> dict[str, Any]:
@@ -138,7 +139,7 @@ async def agent_denylist(request: Request, service: Service, principal: Principa
     fmt = request.query_params.get("format", "openclaw")
     server = request.query_params.get("server_name", denylist.DEFAULT_SERVER_NAME)
     try:
-        text, value = await off_loop(denylist.render, service.views, agent, conversation_param(request), fmt, server)
+        text, value = await off_loop(denylist.render, service.views, agent, conversation_param(request), fmt, server, owner=agent.name)
     except UsageError as exc:
         raise ApiError(400, str(exc)) from None
     return PlainTextResponse(text) if value is None else JSONResponse(body(models.Denylist, value))
@@ -146,14 +147,14 @@ async def agent_denylist(request: Request, service: Service, principal: Principa
 
 async def agent_tools_md(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
-    text = await off_loop(render_tools_md, service.views, agent, conversation_param(request), service.settings.tools_template)
+    text = await off_loop(render_tools_md, service.views, agent, conversation_param(request), service.settings.tools_template, owner=agent.name)
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
 async def agent_budget_route(request: Request, service: Service, principal: Principal) -> Response:
     agent = agent_param(service, request)
     report = partial(agent_budget, base_tokens=service.settings.base_prompt_tokens)
-    return JSONResponse(body(models.Budget, await off_loop(report, service.views, agent, conversation_param(request))))
+    return JSONResponse(body(models.Budget, await off_loop(report, service.views, agent, conversation_param(request), owner=agent.name)))
 
 
 async def catalogue(request: Request, service: Service, principal: Principal) -> Response:
