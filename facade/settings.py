@@ -21,6 +21,7 @@ from pydantic_settings import (
 )
 
 from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
+from facade.affinity import checked_setting
 from facade.errors import ConfigError
 from facade.kit import deadline
 from facade.kit.domain_settings import DEFAULT_DATA_DIR, SHOWN_DEFAULT
@@ -136,6 +137,11 @@ class Settings(BaseSettings):
         ge=1,
         description="Of those, how many one agent's calls may hold at once; its further calls wait, other agents' do not.",
     )
+    cpu_affinity: str = Field(
+        default="auto",
+        description="Each server process's threads on one CPU: auto (a lone server where it starts, worker N on the "
+        "N-th CPU), off, or CPUs to hand out one per worker (0,2 or 0-3).",
+    )
     # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
     call_deadline_seconds: float = Field(
         default=deadline.DEFAULT_SECONDS,
@@ -187,6 +193,11 @@ class Settings(BaseSettings):
             # SQLAlchemy has no `postgres` dialect, and plain `postgresql` means psycopg2, which is not installed.
             raise ValueError(f"{scheme}:// names no installed driver; write postgresql+psycopg://… (psycopg 3)")
         return value
+
+    @field_validator("cpu_affinity")
+    @classmethod
+    def _cpu_setting(cls, value: str) -> str:
+        return checked_setting(value)
 
     @field_validator("max_body_bytes")
     @classmethod

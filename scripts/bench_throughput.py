@@ -329,17 +329,24 @@ def fastmcp_server(workdir: Path, python: str) -> LoopbackServer:
 # --- the run ------------------------------------------------------------------------------------
 
 
-def facade_side(workdir: Path, workers: int, redis_url: str | None) -> LoopbackServer:
+def facade_side(workdir: Path, workers: int, redis_url: str | None, affinity: str | None = None) -> LoopbackServer:
     argv = [sys.executable, "-m", "facade.cli", "serve", "--demo", *(["--workers", str(workers)] if workers > 1 else [])]
     env = {"FACADE_REDIS_URL": redis_url} if redis_url else {}
-    return LoopbackServer(workdir, env=env, argv=argv)
+    if affinity is None:
+        return LoopbackServer(workdir, env=env, argv=argv)
+    return LoopbackServer(workdir, env={**env, "FACADE_CPU_AFFINITY": affinity}, argv=argv, name=f"facade_{affinity}")
 
 
-def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool, client: str) -> dict[str, Any]:
+def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool, client: str,
+        affinity: bool = False) -> dict[str, Any]:
     load_before = os.getloadavg()
     workdir = fresh_workdir("bench-throughput-")
     facade = facade_side(workdir, workers, redis_url).launch()  # migrates and seeds the database
     servers = [facade, baseline_server(workdir).launch()]  # the baselines open it on their first call
+    if affinity:  # each side's threads under the other CPU policy too (facade/affinity.py)
+        facade.wait()  # the database is seeded before another facade opens it
+        servers += [facade_side(workdir, workers, redis_url, "off").launch(),
+                    baseline_server(workdir, {"BENCH_BASELINE_AFFINITY": "auto"}, name="baseline_auto").launch()]
     python, fastmcp_note = fastmcp_python(fastmcp)
     if python is not None and short:
         python, fastmcp_note = None, "FastMCP: full runs only (its 2026-07-28 calls took ~240 ms CPU each, 2026-12)"
@@ -353,7 +360,7 @@ def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, sh
         servers.append(floor_server(workdir, answers).launch())
         for server in servers[1:]:
             server.wait()
-            sides.append(Side(server, identity_in_arguments=server.name in ("baseline", "fastmcp")))
+            sides.append(Side(server, identity_in_arguments=server.name in ("baseline", "baseline_auto", "fastmcp")))
         results: dict[tuple[str, str, int, str], Block] = {}
         for round_no in range(plan.rounds):
             for era in ERAS:
@@ -383,7 +390,8 @@ def handler_times(workdir: Path) -> dict[str, float]:
     return {tool: handler_alone(workdir, tool, 200) * 1000 for tool in CALLS}
 
 
-SIDE_NAMES = {"facade": "facade", "baseline": "MCPServer", "fastmcp": "FastMCP", "floor": "floor"}
+SIDE_NAMES = {"facade": "facade", "facade_off": "facade, threads free", "baseline": "MCPServer",
+              "baseline_auto": "MCPServer, one CPU", "fastmcp": "FastMCP", "floor": "floor"}
 
 
 def print_report(report: dict[str, Any], command: str) -> None:
@@ -393,7 +401,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
     print(f"workers={report['workers']}  rounds={report['plan']['rounds']}  block={report['plan']['seconds']} s  "
           f"{report['fastmcp']}  handler alone p50: "
           + ", ".join(f"{k} {v:.2f} ms" for k, v in report["handler_p50_ms"].items()))
-    head = (f"{'era':<11} {'call':<21} {'clients':>7} {'side':<10} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
+    head = (f"{'era':<11} {'call':<21} {'clients':>7} {'side':<20} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
             f"{'CPU ms/call':>11} {'client CPU':>10} {'vs MCPServer':>12} {'p50/(floor+h)':>13} {'err':>4}")
     print(head)
     print("-" * len(head))
@@ -405,7 +413,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
         speed = f"{r['calls_per_s'] / base['calls_per_s']:.2f}x" if base and base["calls_per_s"] else "-"
         handler = report["handler_p50_ms"][r["tool"]]
         vs_floor = f"{r['p50_ms'] / (floor['p50_ms'] + handler):.2f}" if floor and r["side"] != "floor" else "-"
-        print(f"{r['era']:<11} {r['tool']:<21} {r['clients']:>7} {SIDE_NAMES[r['side']]:<10} {r['calls_per_s']:>8.0f} "
+        print(f"{r['era']:<11} {r['tool']:<21} {r['clients']:>7} {SIDE_NAMES[r['side']]:<20} {r['calls_per_s']:>8.0f} "
               f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.1f} {r['cpu_ms_per_call']:>11.2f} {r['client_cpu_ms_per_call']:>10.2f} {speed:>12} {vs_floor:>13} {r['errors']:>4}")
     facade_rows = [r for r in report["rows"] if r["side"] == "facade"]
     loaded = [r for r in facade_rows if r["clients"] > 1]
@@ -439,12 +447,15 @@ def main() -> int:
     parser.add_argument("--client", choices=CLIENT_KINDS, default="lean",
                         help="lean: scripts/loadgen.py in a process of its own (default); httpx: httpx2 clients in "
                              "this process, what a Python MCP client costs")
+    parser.add_argument("--affinity", action="store_true",
+                        help="also the facade with FACADE_CPU_AFFINITY=off and MCPServer pinned as the facade pins "
+                             "itself (facade/affinity.py): what the CPU policy alone is worth, on each side")
     parser.add_argument("--json", type=Path, help="also write the report here")
     args = parser.parse_args()
     if args.workers > 1 and not args.redis_url:
         parser.error("--workers > 1 shares its state through Redis: give --redis-url redis://127.0.0.1:6379/<db>")
     plan = PLANS["short" if args.short else "full"]
-    report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short, args.client)
+    report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short, args.client, args.affinity)
     print_report(report, "python scripts/bench_throughput.py " + " ".join(sys.argv[1:]))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

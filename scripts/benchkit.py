@@ -186,9 +186,9 @@ def facade_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackS
     return LoopbackServer(workdir, env=dict(env or {}))
 
 
-def baseline_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackServer:
+def baseline_server(workdir: Path, env: dict[str, str] | None = None, name: str = "baseline") -> LoopbackServer:
     argv = [sys.executable, str(Path(__file__).resolve()), "baseline"]
-    return LoopbackServer(workdir, env=dict(env or {}), name="baseline", argv=argv, health="/mcp")
+    return LoopbackServer(workdir, env=dict(env or {}), name=name, argv=argv, health="/mcp")
 
 
 def fresh_workdir(prefix: str) -> Path:
@@ -298,6 +298,10 @@ def build_baseline_server(kind: str = "baseline") -> tuple[Any, int]:
 def serve_baseline(port: int | None) -> None:
     """Over streamable HTTP on `port`, or over stdin/stdout when it is None."""
     server, tools = build_baseline_server()
+    if os.environ.get("BENCH_BASELINE_AFFINITY"):  # bench_throughput.py --affinity: the facade's own policy
+        from facade.affinity import pin
+
+        pin(os.environ["BENCH_BASELINE_AFFINITY"])
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
     if port is None:
         server.run("stdio")

@@ -143,6 +143,7 @@ def serve(
 
     import uvicorn
 
+    from facade.affinity import pin
     from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
@@ -163,7 +164,8 @@ def serve(
     stack = http_stack()
     announce(service, sock, stack)
 
-    def run(service: Service, sockets: list[socket.socket]) -> None:
+    def run(service: Service, sockets: list[socket.socket], worker: int = 1) -> None:
+        pin(settings.cpu_affinity, worker, workers)
         # log_config=None: uvicorn keeps the handler configure_logging installed (its own would
         # print plain text); its access log is replaced by facade/web/requests.py's line.
         config = uvicorn.Config(

@@ -29,7 +29,8 @@ from facade.serving.service import Service
 
 log = structlog.get_logger("facade.serve")
 
-Serve = Callable[[Service, list[socket.socket]], None]
+# Serves the sockets as worker N (1-based) of this server's workers.
+Serve = Callable[[Service, list[socket.socket], int], None]
 
 
 def check_workers(count: int, redis_url: str | None) -> None:
@@ -68,7 +69,7 @@ def run_workers(service: Service, shared: socket.socket, count: int, serve: Serv
                 url = worker_url(service, own.getsockname()[1])
                 mine = dataclasses.replace(service, settings=service.settings.model_copy(update={"replica_url": url}))
                 log.info("worker", worker=number, pid=os.getpid(), replica_url=url)
-                serve(mine, [shared, own])
+                serve(mine, [shared, own], number)
             except BaseException:  # noqa: BLE001 - a worker's failure is its exit status
                 log.exception("worker.failed", worker=number)
                 status = 1
