@@ -16,13 +16,24 @@ worker N of `--workers` to the N-th CPU it may use (so that the workers never sh
 of CPUs (`0,2` or `0-3`) is handed out the same way, one CPU per worker; `off` leaves the
 threads to the scheduler. Nothing is pinned where the process may use one CPU only, or where the
 system cannot pin (not Linux).
+
+One CPU is right while every job on the worker threads is short. A job that runs long may be
+doing work that needs no GIL (RE2 over a folder of files, SQLite scanning a table, the kernel
+reading a large file): on one CPU it takes turns with the event loop, which then answers
+everyone else late. With 48 clients sending a hostile agent's worst cases (scripts/bench_hostile.py)
+another agent's probes waited up to 235 ms pinned against 12-34 ms free. So while the process
+serves, `follow_work` looks at the worker threads every 25 ms: once a job has run 20 ms the
+threads are freed to every CPU the process may use, and pinned again after a second without one.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
+from collections.abc import Callable
 
+import anyio
 import structlog
 
 from facade.errors import StartupError
@@ -30,6 +41,9 @@ from facade.errors import StartupError
 log = structlog.get_logger("facade.serve")
 
 _LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
+LONG_JOB = 0.020  # seconds a job runs before the threads are freed
+CALM = 1.0  # seconds without a long job before they are pinned again
+LOOK_EVERY = 0.025
 
 
 def parse_cpus(text: str) -> list[int]:
@@ -80,22 +94,68 @@ def chosen_cpu(setting: str, worker: int, workers: int) -> int | None:
     return current if current in allowed else allowed[0]
 
 
-def pin(setting: str, worker: int = 1, workers: int = 1) -> int | None:
-    """Every thread of this process (and so every thread it starts later) on the chosen CPU."""
+class Placement:
+    """Where this process's threads run: all on `cpu`, or free on every CPU in `allowed`."""
+
+    def __init__(self, cpu: int, allowed: set[int], worker: int) -> None:
+        self.cpu = cpu
+        self.allowed = allowed
+        self.worker = worker
+        self.pinned = False
+        self.last_long = float("-inf")
+
+    def place(self, pinned: bool) -> bool:
+        """Every thread (and so every thread started later) on the CPU, or free; False when the
+        system refuses."""
+        cpus = {self.cpu} if pinned else self.allowed
+        try:
+            for task in os.listdir("/proc/self/task"):
+                try:
+                    os.sched_setaffinity(int(task), cpus)
+                except ProcessLookupError:  # a thread that ended meanwhile
+                    continue
+        except OSError as exc:  # a sandbox that forbids it: serving unpinned beats not serving
+            log.warning("cpu.not_pinned", cpu=self.cpu, worker=self.worker, error=str(exc))
+            return False
+        self.pinned = pinned
+        return True
+
+    def follow(self, longest_running: float, now: float) -> None:
+        """Free the threads while a job runs long; pin them again once none has for `CALM`."""
+        if longest_running >= LONG_JOB:
+            self.last_long = now
+            if self.pinned and self.place(False):
+                log.info("cpu.freed", cpu=self.cpu, worker=self.worker, job_seconds=round(longest_running, 3))
+        elif not self.pinned and now - self.last_long >= CALM and self.place(True):
+            log.info("cpu.pinned", cpu=self.cpu, worker=self.worker)
+
+
+_placement: Placement | None = None
+
+
+def pin(setting: str, worker: int = 1, workers: int = 1) -> Placement | None:
+    """This process's threads on the chosen CPU, followed by `follow_work` once it serves."""
+    global _placement
     cpu = chosen_cpu(setting, worker, workers)
     if cpu is None:
         return None
-    try:
-        for task in os.listdir("/proc/self/task"):
-            try:
-                os.sched_setaffinity(int(task), {cpu})
-            except ProcessLookupError:  # a thread that ended meanwhile
-                continue
-    except OSError as exc:  # a sandbox that forbids it: serving unpinned beats not serving
-        log.warning("cpu.not_pinned", cpu=cpu, worker=worker, error=str(exc))
+    placement = Placement(cpu, set(os.sched_getaffinity(0)), worker)
+    if not placement.place(True):
         return None
     log.info("cpu.pinned", cpu=cpu, worker=worker, setting=setting)
-    return cpu
+    _placement = placement
+    return placement
+
+
+async def follow_work(longest_running: Callable[[], float]) -> None:
+    """While serving: the threads freed and pinned as the worker threads' jobs run long or not
+    (nothing to do when the process was not pinned)."""
+    placement = _placement
+    if placement is None:
+        return
+    while True:
+        await anyio.sleep(LOOK_EVERY)
+        placement.follow(longest_running(), time.monotonic())
 
 
 def _current_cpu() -> int | None:

@@ -29,6 +29,7 @@ import contextvars
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -42,7 +43,7 @@ T = TypeVar("T")
 
 
 class _Job:
-    __slots__ = ("loop", "token", "future", "context", "fn", "args", "owner", "finished", "waiter")
+    __slots__ = ("loop", "token", "future", "context", "fn", "args", "owner", "finished", "waiter", "handed")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...], owner: str) -> None:
         self.loop = loop
@@ -54,6 +55,7 @@ class _Job:
         self.owner = owner
         self.finished = False  # set on the loop's thread when the thread is done with it
         self.waiter: anyio.Event | None = None  # a cancelled caller waits on it
+        self.handed = 0.0  # when a thread was given it (time.monotonic)
 
 
 class Threads:
@@ -69,6 +71,7 @@ class Threads:
         self._handover: queue.SimpleQueue[_Job] = queue.SimpleQueue()  # jobs an idle thread was claimed for
         self._waiting: dict[str, collections.deque[_Job]] = {}  # by owner, oldest first
         self._running: collections.Counter[str] = collections.Counter()
+        self._active: set[_Job] = set()  # handed to a thread, not finished
         self._lock = threading.Lock()
         self._busy = 0
         self._idle = 0
@@ -97,6 +100,7 @@ class Threads:
                 else:
                     self._started += 1
                     start = True
+                self._hand(job)
                 self._handover.put(job)
         if start:
             threading.Thread(target=self._work, name=f"facade-worker-{self._started}", daemon=True).start()
@@ -116,6 +120,17 @@ class Threads:
                     await job.waiter.wait()
             raise
 
+    def longest_running(self) -> float:
+        """Seconds the oldest job now running has run (0 when none runs)."""
+        with self._lock:
+            oldest = min((job.handed for job in self._active), default=None)
+        return 0.0 if oldest is None else time.monotonic() - oldest
+
+    def _hand(self, job: _Job) -> None:
+        """Under the lock: `job` goes to a thread now."""
+        job.handed = time.monotonic()
+        self._active.add(job)
+
     def _next(self) -> _Job | None:
         """Under the lock: the job a thread that just finished one takes, if any may start."""
         if not self._waiting or self._busy > self.size:
@@ -129,6 +144,7 @@ class Threads:
         if waiting:  # to the back: among owners running as few, the one served longest ago goes first
             self._waiting[owner] = waiting
         self._running[owner] += 1
+        self._hand(job)
         return job
 
     def _work(self) -> None:
@@ -149,6 +165,7 @@ class Threads:
                 pass
             del outcome
             with self._lock:
+                self._active.discard(job)
                 self._running[job.owner] -= 1
                 if not self._running[job.owner]:
                     del self._running[job.owner]
@@ -192,6 +209,11 @@ def resize(size: int, share: int) -> None:
     """How many jobs this process runs at once (FACADE_WORKER_THREADS), and one agent's share
     of them (FACADE_AGENT_WORKER_THREADS)."""
     _threads.resize(size, share)
+
+
+def longest_running() -> float:
+    """Seconds the oldest job now on a worker thread has run (facade/affinity.py follows it)."""
+    return _threads.longest_running()
 
 
 async def off_loop(fn: Callable[..., T], *args: Any, owner: str = "") -> T:

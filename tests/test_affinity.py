@@ -4,7 +4,10 @@ it too), that `off` leaves them free, and a clear refusal of a setting that cann
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx2
@@ -12,7 +15,7 @@ import pytest
 
 from facade import affinity
 from facade.affinity import checked_setting, chosen_cpu, parse_cpus
-from tests.support import DEV, ServerProcess
+from tests.support import DEV, REPO, ServerProcess
 from tests.test_economy import facade
 
 from benchkit import modern_body, modern_headers
@@ -118,3 +121,58 @@ class TestServe:
             assert "cpu.pinned" not in server.log()
         finally:
             server.stop()
+
+
+class TestFollowing:
+    """The threads are freed while a job runs long and pinned again once none has for a while."""
+
+    def test_the_rule(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        placed: list[bool] = []
+        placement = affinity.Placement(1, {0, 1}, 1)
+        monkeypatch.setattr(placement, "place", lambda pinned: placed.append(pinned) or setattr(placement, "pinned", pinned) or True)
+        placement.pinned = True
+        placement.follow(0.001, now=10.0)  # short jobs: stays
+        placement.follow(affinity.LONG_JOB, now=10.1)  # a long one: freed
+        placement.follow(0.0, now=10.1 + affinity.CALM / 2)  # too soon after it: stays free
+        placement.follow(0.0, now=10.1 + affinity.CALM)  # calm for long enough: pinned again
+        assert placed == [False, True]
+
+    @MANY_CPUS
+    def test_a_long_job_frees_the_threads_of_a_pinned_process(self) -> None:
+        """In a process of its own (pinning this one would pin the test run): a job sleeping
+        longer than LONG_JOB on a worker thread, then nothing; the affinity of every thread is
+        read from /proc while the job runs and after the calm."""
+        script = """
+import asyncio, json, os, time
+from facade import affinity, threads
+
+def cpus():
+    return {tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir("/proc/self/task")}
+
+async def main():
+    placement = affinity.pin("auto")
+    assert placement is not None
+    follower = asyncio.ensure_future(affinity.follow_work(threads.longest_running))
+    pinned = cpus()
+    during = []
+    def long_job():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and placement.pinned:  # until the follower frees us
+            time.sleep(0.01)
+        during.append(cpus())
+    await threads.off_loop(long_job)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not placement.pinned:
+        await asyncio.sleep(0.05)
+    print("RESULT " + json.dumps([sorted(pinned), sorted(during[0]), sorted(cpus()), placement.pinned]))
+    follower.cancel()
+
+asyncio.run(main())
+"""
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
+        assert done.returncode == 0, done.stderr
+        line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
+        pinned, during, after, again = json.loads(line.removeprefix("RESULT "))
+        assert len(pinned) == 1 and len(pinned[0]) == 1  # every thread on the one CPU
+        assert during == [sorted(os.sched_getaffinity(0))]  # every thread free while the job ran long
+        assert after == pinned and again is True
