@@ -43,7 +43,7 @@ T = TypeVar("T")
 
 
 class _Job:
-    __slots__ = ("loop", "token", "future", "context", "fn", "args", "owner", "finished", "waiter", "handed")
+    __slots__ = ("loop", "token", "future", "context", "fn", "args", "owner", "finished", "waiter", "clock", "cpu_start")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...], owner: str) -> None:
         self.loop = loop
@@ -55,7 +55,8 @@ class _Job:
         self.owner = owner
         self.finished = False  # set on the loop's thread when the thread is done with it
         self.waiter: anyio.Event | None = None  # a cancelled caller waits on it
-        self.handed = 0.0  # when a thread was given it (time.monotonic)
+        self.clock: int | None = None  # the CPU clock of the thread running it, once it runs
+        self.cpu_start = 0.0  # that clock when it began
 
 
 class Threads:
@@ -120,15 +121,18 @@ class Threads:
                     await job.waiter.wait()
             raise
 
-    def longest_running(self) -> float:
-        """Seconds the oldest job now running has run (0 when none runs)."""
+    def most_cpu(self) -> float:
+        """CPU seconds used so far by the job now running that has used the most (0 when none
+        runs). CPU, not time: a job waiting for the GIL, the database or a file uses none."""
         with self._lock:
-            oldest = min((job.handed for job in self._active), default=None)
-        return 0.0 if oldest is None else time.monotonic() - oldest
+            running = [(job.clock, job.cpu_start) for job in self._active if job.clock is not None]
+        most = 0.0
+        for clock, start in running:
+            most = max(most, time.clock_gettime(clock) - start)  # type: ignore[arg-type]
+        return most
 
     def _hand(self, job: _Job) -> None:
         """Under the lock: `job` goes to a thread now."""
-        job.handed = time.monotonic()
         self._active.add(job)
 
     def _next(self) -> _Job | None:
@@ -148,10 +152,13 @@ class Threads:
         return job
 
     def _work(self) -> None:
+        clock = time.pthread_getcpuclockid(threading.get_ident())
         job: _Job | None = None
         while True:
             if job is None:
                 job = self._handover.get()
+            job.cpu_start = time.clock_gettime(clock)
+            job.clock = clock
             # What anyio's own worker threads carry: a handler that asks its user
             # (`anyio.from_thread.run`, facade/kit/asking.py) reaches the job's event loop.
             anyio_threadlocals.current_token = job.token
@@ -211,9 +218,9 @@ def resize(size: int, share: int) -> None:
     _threads.resize(size, share)
 
 
-def longest_running() -> float:
-    """Seconds the oldest job now on a worker thread has run (facade/affinity.py follows it)."""
-    return _threads.longest_running()
+def most_cpu() -> float:
+    """CPU seconds used by the busiest job now on a worker thread (facade/affinity.py follows it)."""
+    return _threads.most_cpu()
 
 
 async def off_loop(fn: Callable[..., T], *args: Any, owner: str = "") -> T:

@@ -124,7 +124,7 @@ class TestServe:
 
 
 class TestFollowing:
-    """The threads are freed while a job runs long and pinned again once none has for a while."""
+    """The threads are freed while a job uses much CPU and pinned again once none has for a while."""
 
     def test_the_rule(self, monkeypatch: pytest.MonkeyPatch) -> None:
         placed: list[bool] = []
@@ -139,9 +139,9 @@ class TestFollowing:
 
     @MANY_CPUS
     def test_a_long_job_frees_the_threads_of_a_pinned_process(self) -> None:
-        """In a process of its own (pinning this one would pin the test run): a job sleeping
-        longer than LONG_JOB on a worker thread, then nothing; the affinity of every thread is
-        read from /proc while the job runs and after the calm."""
+        """In a process of its own (pinning this one would pin the test run): a job that sleeps
+        well past LONG_JOB, then one that computes until the threads are freed, then nothing; the
+        affinity of every thread is read from /proc while the second runs and after the calm."""
         script = """
 import asyncio, json, os, time
 from facade import affinity, threads
@@ -152,19 +152,21 @@ def cpus():
 async def main():
     placement = affinity.pin("auto")
     assert placement is not None
-    follower = asyncio.ensure_future(affinity.follow_work(threads.longest_running))
+    follower = asyncio.ensure_future(affinity.follow_work(threads.most_cpu))
     pinned = cpus()
+    await threads.off_loop(time.sleep, 10 * affinity.LOOK_EVERY)  # long, but no CPU used
+    waited = placement.pinned
     during = []
     def long_job():
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and placement.pinned:  # until the follower frees us
-            time.sleep(0.01)
+        while time.monotonic() < deadline and placement.pinned:  # CPU, until the follower frees us
+            sum(range(1000))
         during.append(cpus())
     await threads.off_loop(long_job)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not placement.pinned:
         await asyncio.sleep(0.05)
-    print("RESULT " + json.dumps([sorted(pinned), sorted(during[0]), sorted(cpus()), placement.pinned]))
+    print("RESULT " + json.dumps([sorted(pinned), waited, sorted(during[0]), sorted(cpus()), placement.pinned]))
     follower.cancel()
 
 asyncio.run(main())
@@ -172,7 +174,8 @@ asyncio.run(main())
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
         assert done.returncode == 0, done.stderr
         line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
-        pinned, during, after, again = json.loads(line.removeprefix("RESULT "))
+        pinned, waited, during, after, again = json.loads(line.removeprefix("RESULT "))
         assert len(pinned) == 1 and len(pinned[0]) == 1  # every thread on the one CPU
+        assert waited is True  # a job that only waited (a slow database, a file) changed nothing
         assert during == [sorted(os.sched_getaffinity(0))]  # every thread free while the job ran long
         assert after == pinned and again is True

@@ -168,3 +168,36 @@ class TestThreads:
             return threading.current_thread().name
 
         assert await threads.run(anyio.from_thread.run, on_the_loop) == threading.current_thread().name
+
+
+class TestCpu:
+    """`most_cpu`: the CPU the busiest running job has used, which facade/affinity.py follows."""
+
+    async def test_a_waiting_job_uses_none_and_a_computing_one_does(self) -> None:
+        pool = Threads(4, 4)
+        waiting, computing, done = threading.Event(), threading.Event(), threading.Event()
+
+        def wait() -> None:
+            waiting.set()
+            assert done.wait(WAIT)
+
+        def compute() -> None:
+            computing.set()
+            while not done.is_set():
+                sum(range(1000))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(partial(pool.run, wait))
+            assert await anyio.to_thread.run_sync(waiting.wait, WAIT)
+            await anyio.sleep(0.05)
+            idle = pool.most_cpu()
+            tg.start_soon(partial(pool.run, compute))
+            assert await anyio.to_thread.run_sync(computing.wait, WAIT)
+            with anyio.fail_after(WAIT):
+                while pool.most_cpu() < 0.01:  # it grows as the job computes
+                    await anyio.sleep(0.01)
+            done.set()
+        assert idle < 0.01
+        with anyio.fail_after(WAIT):  # nothing runs, once the threads have noted their jobs done
+            while pool.most_cpu() != 0.0:
+                await anyio.sleep(0.01)

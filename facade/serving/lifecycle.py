@@ -20,7 +20,7 @@ from facade.affinity import follow_work
 from facade.serving.conversations import sweep
 from facade.serving.pauses import probe_loop, steady_collector
 from facade.serving.service import Service
-from facade.threads import longest_running, off_loop, resize as resize_threads
+from facade.threads import most_cpu, off_loop, resize as resize_threads
 
 log = structlog.get_logger("facade.serving.lifecycle")
 
@@ -49,7 +49,7 @@ async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
         try:
             async with anyio.create_task_group() as background:
                 background.start_soon(probe_loop, service.metrics)
-                background.start_soon(follow_work, longest_running)  # one CPU while jobs are short
+                background.start_soon(follow_work, most_cpu)  # one CPU while jobs are short
                 background.start_soon(sweep_forever, service)
                 background.start_soon(service.changes.run)
                 yield
