@@ -12,10 +12,12 @@ on one CPU.
 
 `auto` (the default) pins a lone process to the CPU it is running on when it starts (the
 scheduler's choice, so that separate servers on one machine spread as their starts did), and
-worker N of `--workers` to the N-th CPU it may use (so that the workers never share one). A list
-of CPUs (`0,2` or `0-3`) is handed out the same way, one CPU per worker; `off` leaves the
-threads to the scheduler. Nothing is pinned where the process may use one CPU only, or where the
-system cannot pin (not Linux).
+leaves the workers of `--workers N` free: pinned one CPU each, two workers gained nothing at 16
+and 64 clients, and 2025-11-25 calls (which may be forwarded from one worker to the other) cost
+2.4-2.7 ms of CPU instead of 0.8-0.9 (`bench_throughput.py --short --workers 2`, two runs each;
+the cause was not found). A list of CPUs (`0,2` or `0-3`) pins worker N to the N-th CPU listed, for an operator
+who measured their own case; `off` leaves every thread to the scheduler. Nothing is pinned
+where the process may use one CPU only, or where the system cannot pin (not Linux).
 
 One CPU is right while every job on the worker threads is short. A job that runs long may be
 doing work that needs no GIL (RE2 over a folder of files, SQLite scanning a table, the kernel
@@ -88,10 +90,8 @@ def chosen_cpu(setting: str, worker: int, workers: int) -> int | None:
                 f"(it may use {','.join(map(str, allowed))}); list those, or set it to auto or off"
             )
         return listed[(worker - 1) % len(listed)]
-    if len(allowed) < 2:
+    if len(allowed) < 2 or workers > 1:
         return None
-    if workers > 1:
-        return allowed[(worker - 1) % len(allowed)]
     current = _current_cpu()
     return current if current in allowed else allowed[0]
 

@@ -139,8 +139,8 @@ class Settings(BaseSettings):
     )
     cpu_affinity: str = Field(
         default="auto",
-        description="Each server process's threads on one CPU: auto (a lone server where it starts, worker N on the "
-        "N-th CPU), off, or CPUs to hand out one per worker (0,2 or 0-3).",
+        description="A server's threads on one CPU while its jobs are short: auto (a lone server, where it starts; "
+        "--workers left free), off, or CPUs to hand out one per worker (0,2 or 0-3).",
     )
     # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
     call_deadline_seconds: float = Field(

@@ -75,9 +75,9 @@ class TestChoice:
         monkeypatch.setattr(affinity, "_current_cpu", lambda: None)  # unreadable: the first allowed
         assert chosen_cpu("auto", 1, 1) == 0
 
-    def test_workers_take_one_cpu_each_in_turn(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_workers_are_left_free_unless_cpus_are_listed(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(affinity.os, "sched_getaffinity", lambda _: {4, 5, 6})
-        assert [chosen_cpu("auto", n, 4) for n in (1, 2, 3, 4)] == [4, 5, 6, 4]
+        assert [chosen_cpu("auto", n, 4) for n in (1, 2, 3, 4)] == [None] * 4
         assert [chosen_cpu("5,4", n, 3) for n in (1, 2, 3)] == [5, 4, 5]
 
     def test_a_listed_cpu_out_of_reach_is_refused(self, monkeypatch: pytest.MonkeyPatch) -> None:
