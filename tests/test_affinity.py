@@ -179,3 +179,69 @@ asyncio.run(main())
         assert waited is True  # a job that only waited (a slow database, a file) changed nothing
         assert during == [sorted(os.sched_getaffinity(0))]  # every thread free while the job ran long
         assert after == pinned and again is True
+
+
+class TestBusyCpu:
+    """Another process's work on the pinned CPU frees the threads; they are pinned again where
+    the scheduler has put the event loop since."""
+
+    def test_the_rule(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        placement = affinity.Placement(1, {0, 1}, 1)
+        monkeypatch.setattr(placement, "place", lambda pinned: setattr(placement, "pinned", pinned) or True)
+        monkeypatch.setattr(affinity, "_current_cpu", lambda: 0)
+        placement.pinned = True
+        placement.follow(0.0, now=0.0, waited=10.0)  # the window opens
+        placement.follow(0.0, now=0.5, waited=10.4)  # not a whole window yet
+        assert placement.pinned
+        placement.follow(0.0, now=1.0, waited=10.0 + affinity.BUSY_CPU - 0.05)  # a window: a little under
+        assert placement.pinned and placement.window == (1.0, 10.0 + affinity.BUSY_CPU - 0.05)
+        placement.follow(0.0, now=2.0, waited=10.0 + 2 * affinity.BUSY_CPU)  # the next: a little over
+        assert not placement.pinned
+        placement.follow(0.0, now=2.0 + affinity.CALM, waited=50.0)  # free: its waiting is not held against it
+        assert placement.pinned and placement.cpu == 0  # where the loop runs now
+
+    def test_a_listed_cpu_is_kept(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        placement = affinity.Placement(1, {0, 1}, 1, movable=False)
+        monkeypatch.setattr(placement, "place", lambda pinned: setattr(placement, "pinned", pinned) or True)
+        monkeypatch.setattr(affinity, "_current_cpu", lambda: 0)
+        placement.follow(0.0, now=10.0)
+        assert placement.pinned and placement.cpu == 1
+
+    @MANY_CPUS
+    def test_a_process_hogging_the_cpu_moves_the_server_off_it(self) -> None:
+        """In a process of its own: pinned, its event loop busy in short slices, then a process
+        spinning on the same CPU; the threads must be freed and pinned again on another CPU."""
+        script = """
+import asyncio, json, os, subprocess, sys, time
+from facade import affinity, threads
+
+async def main():
+    placement = affinity.pin("auto")
+    first = placement.cpu
+    follower = asyncio.ensure_future(affinity.follow_work(threads.most_cpu))
+    hog = subprocess.Popen(["taskset", "-c", str(first), sys.executable, "-c", "while True: pass"])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and placement.pinned:  # the loop wants its CPU
+            until = time.monotonic() + 0.005
+            while time.monotonic() < until:
+                pass
+            await asyncio.sleep(0)
+        freed = not placement.pinned
+    finally:
+        hog.kill()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not placement.pinned:
+        await asyncio.sleep(0.05)
+    print("RESULT " + json.dumps([first, freed, placement.pinned]))
+    follower.cancel()
+
+asyncio.run(main())
+"""
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, cwd=REPO)
+        assert done.returncode == 0, done.stderr
+        line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
+        first, freed, pinned_again = json.loads(line.removeprefix("RESULT "))
+        assert freed, done.stdout  # the spinning process took the CPU: the threads were freed
+        assert pinned_again
+        assert '"reason": "its CPU busy with other work"' in done.stdout or "its CPU busy with other work" in done.stdout
