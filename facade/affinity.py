@@ -15,9 +15,9 @@ scheduler's choice, so that separate servers on one machine spread as their star
 leaves the workers of `--workers N` free: pinned one CPU each, two workers gained nothing at 16
 and 64 clients, and 2025-11-25 calls (which may be forwarded from one worker to the other) cost
 2.4-2.7 ms of CPU instead of 0.8-0.9 (`bench_throughput.py --short --workers 2`, two runs each;
-the cause was not found). A list of CPUs (`0,2` or `0-3`) pins worker N to the N-th CPU listed, for an operator
-who measured their own case; `off` leaves every thread to the scheduler. Nothing is pinned
-where the process may use one CPU only, or where the system cannot pin (not Linux).
+the cause was not found). A list of CPUs (`0,2` or `0-3`) pins worker N to the N-th CPU listed,
+for an operator who measured their own case; `off` leaves every thread to the scheduler. Nothing
+is pinned where the process may use one CPU only, or where the system cannot pin (not Linux).
 
 One CPU is right while every job on the worker threads is short. A job that runs long may be
 doing work that needs no GIL (RE2 over a folder of files, SQLite scanning a table, the kernel
@@ -53,7 +53,7 @@ log = structlog.get_logger("facade.serve")
 
 _LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
 LONG_JOB = 0.020  # CPU seconds a job uses before the threads are freed
-CALM = 1.0  # seconds without a long job before they are pinned again
+CALM = 1.0  # seconds without a reason to be free (a long job, a busy CPU) before they are pinned again
 LOOK_EVERY = 0.025
 # Of a second, how long the pinned event loop may wait for its CPU before the threads are freed:
 # under its own load (16 clients) it waited 0.10-0.16; beside another busy process on its CPU,
