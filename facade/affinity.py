@@ -29,12 +29,13 @@ the threads are freed to every CPU the process may use, and pinned again after a
 one. CPU, not time: under load a short job waits for the GIL, and measured by the clock 6 of
 them passed 20 ms in one benchmark run (21-41 ms), freeing the threads for nothing.
 
-The chosen CPU can also be taken by other work: another server started on the same CPU, a
-process the scheduler cannot move off it. Pinned, the server could not leave. So the follower
-also reads how long the event loop waited, runnable, for its CPU (its run-queue time in
-/proc/thread-self/schedstat): more than 35% of a second, and the threads are freed (beside a
-process spinning on the same CPU it waited 50%; under its own load of 16 clients, 10-16%). They
-are pinned again, after the calm, on the CPU the scheduler has since run the loop on.
+What this does not handle: another process that keeps the chosen CPU busy (a second server
+started on it), which a pinned server cannot leave. Two signals were tried and dropped, each
+firing under the server's own load at 16-64 clients: the event loop's run-queue time
+(/proc/thread-self/schedstat: 43-51% of each second, waiting behind its own worker threads; 50%
+beside a process spinning on its CPU) and other processes' share of the CPU (/proc/stat's busy
+time less this process's own: 45-61%, against 51% beside the spinning process). Servers that
+share a machine can be given CPUs (`0` and `1`) or `off`.
 """
 
 from __future__ import annotations
@@ -53,13 +54,8 @@ log = structlog.get_logger("facade.serve")
 
 _LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
 LONG_JOB = 0.020  # CPU seconds a job uses before the threads are freed
-CALM = 1.0  # seconds without a reason to be free (a long job, a busy CPU) before they are pinned again
+CALM = 1.0  # seconds without a long job before they are pinned again
 LOOK_EVERY = 0.025
-# Of a second, how long the pinned event loop may wait for its CPU before the threads are freed:
-# under its own load (16 clients) it waited 0.10-0.16; beside another busy process on its CPU,
-# about half.
-BUSY_CPU = 0.35
-WINDOW = 1.0
 
 
 def parse_cpus(text: str) -> list[int]:
@@ -109,18 +105,14 @@ def chosen_cpu(setting: str, worker: int, workers: int) -> int | None:
 
 
 class Placement:
-    """Where this process's threads run: all on `cpu`, or free on every CPU in `allowed`.
-    `movable`: pinned again where the scheduler has since put the event loop (`auto`), not
-    always on the same CPU (a CPU the operator listed)."""
+    """Where this process's threads run: all on `cpu`, or free on every CPU in `allowed`."""
 
-    def __init__(self, cpu: int, allowed: set[int], worker: int, movable: bool = True) -> None:
+    def __init__(self, cpu: int, allowed: set[int], worker: int) -> None:
         self.cpu = cpu
         self.allowed = allowed
         self.worker = worker
-        self.movable = movable
         self.pinned = False
-        self.unsettled = float("-inf")  # when a reason to be free was last seen
-        self.window: tuple[float, float] | None = None  # (when, the loop's run-queue seconds then)
+        self.last_long = float("-inf")
 
     def place(self, pinned: bool) -> bool:
         """Every thread (and so every thread started later) on the CPU, or free; False when the
@@ -138,37 +130,14 @@ class Placement:
         self.pinned = pinned
         return True
 
-    def follow(self, most_cpu: float, now: float, waited: float | None = None) -> None:
-        """Free the threads while a job runs long or others' work holds the CPU (the event loop,
-        pinned, waited for it more than `BUSY_CPU` of a `WINDOW`: `waited` is its run-queue
-        seconds so far); pin them again once neither has been seen for `CALM`."""
-        busy = self._busy(now, waited)
-        if most_cpu >= LONG_JOB or busy >= BUSY_CPU:
-            self.unsettled = now
+    def follow(self, most_cpu: float, now: float) -> None:
+        """Free the threads while a job runs long; pin them again once none has for `CALM`."""
+        if most_cpu >= LONG_JOB:
+            self.last_long = now
             if self.pinned and self.place(False):
-                reason = "a long job" if most_cpu >= LONG_JOB else "its CPU busy with other work"
-                log.info("cpu.freed", cpu=self.cpu, worker=self.worker, reason=reason,
-                         job_cpu_seconds=round(most_cpu, 3), loop_waited=round(busy, 2))
-        elif not self.pinned and now - self.unsettled >= CALM:
-            current = _current_cpu() if self.movable else None
-            if current in self.allowed:
-                self.cpu = current  # type: ignore[assignment]
-            if self.place(True):
-                log.info("cpu.pinned", cpu=self.cpu, worker=self.worker)
-
-    def _busy(self, now: float, waited: float | None) -> float:
-        """Of the last window, the share the event loop waited for its CPU while pinned (0 until
-        a window is complete, or when it was not pinned throughout)."""
-        if waited is None:
-            return 0.0
-        if self.window is None or not self.pinned:
-            self.window = (now, waited)
-            return 0.0
-        since, before = self.window
-        if now - since < WINDOW:
-            return 0.0
-        self.window = (now, waited)
-        return (waited - before) / (now - since)
+                log.info("cpu.freed", cpu=self.cpu, worker=self.worker, job_cpu_seconds=round(most_cpu, 3))
+        elif not self.pinned and now - self.last_long >= CALM and self.place(True):
+            log.info("cpu.pinned", cpu=self.cpu, worker=self.worker)
 
 
 _placement: Placement | None = None
@@ -180,7 +149,7 @@ def pin(setting: str, worker: int = 1, workers: int = 1) -> Placement | None:
     cpu = chosen_cpu(setting, worker, workers)
     if cpu is None:
         return None
-    placement = Placement(cpu, set(os.sched_getaffinity(0)), worker, movable=setting == "auto")
+    placement = Placement(cpu, set(os.sched_getaffinity(0)), worker)
     if not placement.place(True):
         return None
     log.info("cpu.pinned", cpu=cpu, worker=worker, setting=setting)
@@ -189,25 +158,14 @@ def pin(setting: str, worker: int = 1, workers: int = 1) -> Placement | None:
 
 
 async def follow_work(most_cpu: Callable[[], float]) -> None:
-    """While serving: the threads freed and pinned as the worker threads' jobs run long or not,
-    and as other work takes the CPU or leaves it (nothing to do when the process was not pinned).
-    On the event loop's thread, whose run-queue time it reads."""
+    """While serving: the threads freed and pinned as the worker threads' jobs run long or not
+    (nothing to do when the process was not pinned)."""
     placement = _placement
     if placement is None:
         return
     while True:
         await anyio.sleep(LOOK_EVERY)
-        placement.follow(most_cpu(), time.monotonic(), _run_queue_seconds())
-
-
-def _run_queue_seconds() -> float | None:
-    """Seconds this thread has spent runnable but waiting for a CPU: the second field of
-    /proc/thread-self/schedstat (nanoseconds); None where the kernel does not keep it."""
-    try:
-        with open("/proc/thread-self/schedstat") as stat:
-            return int(stat.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
+        placement.follow(most_cpu(), time.monotonic())
 
 
 def _current_cpu() -> int | None:
