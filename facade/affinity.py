@@ -113,6 +113,7 @@ class Placement:
         self.worker = worker
         self.pinned = False
         self.last_long = float("-inf")
+        self.refused = False  # the system refused a change: followed no further (no warning every look)
 
     def place(self, pinned: bool) -> bool:
         """Every thread (and so every thread started later) on the CPU, or free; False when the
@@ -126,12 +127,15 @@ class Placement:
                     continue
         except OSError as exc:  # a sandbox that forbids it: serving unpinned beats not serving
             log.warning("cpu.not_pinned", cpu=self.cpu, worker=self.worker, error=str(exc))
+            self.refused = True
             return False
         self.pinned = pinned
         return True
 
     def follow(self, most_cpu: float, now: float) -> None:
         """Free the threads while a job runs long; pin them again once none has for `CALM`."""
+        if self.refused:
+            return
         if most_cpu >= LONG_JOB:
             self.last_long = now
             if self.pinned and self.place(False):

@@ -137,6 +137,21 @@ class TestFollowing:
         placement.follow(0.0, now=10.1 + affinity.CALM)  # calm for long enough: pinned again
         assert placed == [False, True]
 
+    def test_a_refusal_is_told_once_and_followed_no_further(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        tries: list[set[int]] = []
+
+        def refuse(_: int, cpus: set[int]) -> None:
+            tries.append(cpus)
+            raise PermissionError("not in this sandbox")
+
+        monkeypatch.setattr(affinity.os, "sched_setaffinity", refuse)
+        placement = affinity.Placement(1, {0, 1}, 1)
+        placement.pinned = True
+        placement.follow(affinity.LONG_JOB, now=10.0)  # freeing is refused
+        placement.follow(0.0, now=10.0 + affinity.CALM)  # nothing more is tried, nothing more is said
+        placement.follow(affinity.LONG_JOB, now=20.0)
+        assert tries == [{0, 1}] and placement.refused
+
     @MANY_CPUS
     def test_a_long_job_frees_the_threads_of_a_pinned_process(self) -> None:
         """In a process of its own (pinning this one would pin the test run): a job that sleeps
