@@ -24,11 +24,14 @@ import anyio
 from facade.serving.metrics import Metrics
 
 PROBE_SECONDS = 0.05
-# Generation 0 is collected after this many net allocations (CPython's default is 700). With
-# the start-up heap frozen a young collection stays short however much room it has: 50,000
-# objects are ~2-4 ms; fewer collections then promote less to the older generations, which
-# are collected ten times more rarely each.
-THRESHOLDS = (50_000, 20, 20)
+# Generation 0 is collected after this many net allocations (CPython's default is 700). A young
+# collection's time is set by the cyclic garbage it frees, not by the objects it walks: each
+# 2026-07-28 request the SDK answers (a listing; the direct path's calls leave none) leaves ~16 objects in
+# cycles (its per-request `ServerRunner` caches a bound method of itself, with the request's
+# `Connection`), so at 50,000 each collection freed ~40,000 objects in 22-64 ms of CPU
+# (scripts/bench_pauses.py, 2026-12-04). At 5,000 one frees at most ~4,000: 3-6 ms, ten times
+# as often. The start-up heap is frozen, so the walks stay short.
+THRESHOLDS = (5_000, 20, 20)
 
 
 @contextlib.contextmanager
