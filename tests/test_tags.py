@@ -127,6 +127,24 @@ class TestAdd:
         assert [t.name for t in NOTE.fetch(db, 1).tags] == ["a", "b", "c"]
 
 
+class TestFetch:
+    """`Entity.fetch` reads one statement per entity; what `Session.get` did, it still does."""
+
+    def test_a_joined_collection_and_a_missing_id(self, db: Session) -> None:
+        from sqlalchemy.orm import joinedload
+
+        from facade.errors import NotFound
+
+        TAGS.add(NOTE.fetch(db, 1), ["a", "b"])
+        db.commit()
+        db.expire_all()
+        joined = Entity("notes", "note", "notes", Note, render=render, load=(joinedload(Note.tags),))
+        assert [t.name for t in joined.fetch(db, 1).tags] == ["a", "b"]  # two rows, one note
+        assert joined.fetch(db, 1) is NOTE.fetch(db, 1)  # the session's one object, as get gave
+        with pytest.raises(NotFound, match="note 99 does not exist; list notes with notes.note_list"):
+            NOTE.fetch(db, 99)
+
+
 class TestDeclaration:
     """The four capabilities take their names, descriptions and hints from the entity."""
 

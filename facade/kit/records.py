@@ -8,6 +8,7 @@ builds the capability from the entity's data; a domain's own rules come in as `c
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import decimal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -109,7 +110,8 @@ class Entity(Generic[T]):
 
     def fetch(self, db: Session, record_id: int) -> T:
         """The record, or NotFound naming the tool that lists the valid ids."""
-        record = db.execute(_by_id(self.table, self.load), {"record_id": record_id}).scalar_one_or_none()
+        # unique(): a joined load of a collection repeats the record once per row, as `get` allowed
+        record = db.execute(_by_id(self.table, self.load), {"record_id": record_id}).unique().scalar_one_or_none()
         if record is None:
             raise NotFound(
                 f"{self.name} {record_id} does not exist; list {self.plural} with {self.domain}.{self.name}_list"
@@ -117,20 +119,14 @@ class Entity(Generic[T]):
         return record
 
 
-_BY_ID: dict[tuple[type[Any], tuple[LoaderOption, ...]], Select[Any]] = {}
-
-
+@functools.cache
 def _by_id(table: type[Any], load: tuple[LoaderOption, ...]) -> Select[Any]:
     """One statement per entity, built at its first read: `Session.get` built and keyed a new
     SELECT on every call, ~40 of a `projects.project_get`'s ~190 µs in the database (2026-12,
     issue 17). Built lazily, because building it configures the mappers, which start-up never
     needs. Loads the same identity-mapped object `get` would."""
-    key = (table, load)
-    statement = _BY_ID.get(key)
-    if statement is None:
-        (primary_key,) = inspect(table).primary_key  # every entity has one integer id
-        statement = _BY_ID[key] = select(table).where(primary_key == bindparam("record_id")).options(*load)
-    return statement
+    (primary_key,) = inspect(table).primary_key  # every entity has one integer id
+    return select(table).where(primary_key == bindparam("record_id")).options(*load)
 
 
 def flush(db: Session, what: str) -> None:
