@@ -162,6 +162,25 @@ class TestPieces:
             assert made != bad.decode("latin-1") and len(made) == 32
         assert request_id(None) != request_id(None)
 
+    def test_a_forked_worker_makes_ids_of_its_own(self) -> None:
+        """`facade serve --workers N` forks: a child must not repeat its parent's next ids."""
+        import os
+
+        from facade.web import requests
+
+        state = requests._ids.getstate()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its first id, then out without pytest's teardown
+            os.write(write, request_id(None).encode())
+            os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        child = os.read(read, 64).decode()
+        os.close(read)
+        requests._ids.setstate(state)  # the parent's next id, from the state the child was forked with
+        assert len(child) == 32 and child != request_id(None)
+
     def test_scope_drops_what_was_bound_inside_it(self) -> None:
         import structlog
 

@@ -32,6 +32,7 @@ from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.headers import SecurityHeaders
+from facade.web.lane import MCP_PATH, App
 from facade.web.limits import BodyLimit
 from facade.web.metrics import metrics_route
 from facade.web.models import Health, body
@@ -47,7 +48,7 @@ LOOPBACK_SECURITY = TransportSecuritySettings(
 )
 
 
-def build_app(service: Service) -> Starlette:
+def build_app(service: Service) -> App:
     settings = service.settings
     fanout = Fanout()
     handshakes = Handshakes()
@@ -107,9 +108,10 @@ def build_app(service: Service) -> Starlette:
                 await stack.enter_async_context(forward.running())
             yield
 
-    return Starlette(
+    return App(
+        mcp=gate,  # POST /mcp: inside the same middleware, without the router (facade/web/lane.py)
         routes=[
-            Route("/mcp", endpoint=gate, methods=["GET", "POST", "DELETE"]),
+            Route(MCP_PATH, endpoint=gate, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             *wellknown_routes(settings),
             Route("/readyz", readyz),
