@@ -35,10 +35,11 @@ if variant == "structlog_print":
                     structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr), cache_logger_on_first_use=True)
+    bind = structlog.contextvars.bind_contextvars
 else:
-    from facade.logs import configure_logging
+    from facade.logs import bind, configure_logging
     configure_logging(True)
-structlog.contextvars.bind_contextvars(request_id="0" * 32, jsonrpc_id=3, method="tools/call", mcp_session="1" * 32)
+bind(request_id="0" * 32, jsonrpc_id=3, method="tools/call", mcp_session="1" * 32)
 log = structlog.get_logger("facade.serving.calls")
 started = time.perf_counter()
 for _ in range(lines):

@@ -182,31 +182,65 @@ class TestPieces:
         assert len(child) == 32 and child != request_id(None)
 
     def test_scope_drops_what_was_bound_inside_it(self) -> None:
-        import structlog
+        from facade.logs import bind, bound
 
-        structlog.contextvars.clear_contextvars()
+        assert bound() == {}
         with log_scope(request_id="r1"):
-            structlog.contextvars.bind_contextvars(agent="atlas")
-            assert structlog.contextvars.get_contextvars() == {"request_id": "r1", "agent": "atlas"}
-        assert structlog.contextvars.get_contextvars() == {}
+            bind(agent="atlas")
+            assert bound() == {"request_id": "r1", "agent": "atlas"}
+        assert bound() == {}
 
     def test_scope_restores_what_was_bound_before_it(self) -> None:
-        """Nested, overriding, unbinding inside and leaving by an exception: afterwards the context
-        is what it was before the scope, value for value."""
-        import pytest
-        import structlog
+        """Nested, overriding inside and leaving by an exception: afterwards the context is what
+        it was before the scope, value for value."""
+        import contextvars
 
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(request_id="outer", method="tools/call")
-        with log_scope(request_id="r1", jsonrpc_id=7):
-            with pytest.raises(RuntimeError), log_scope(mcp_session="s"):
-                structlog.contextvars.unbind_contextvars("method")
-                structlog.contextvars.bind_contextvars(agent="atlas", request_id="r2")
-                raise RuntimeError
-            assert structlog.contextvars.get_contextvars() == {"request_id": "r1", "method": "tools/call", "jsonrpc_id": 7}
-            structlog.contextvars.clear_contextvars()
-        assert structlog.contextvars.get_contextvars() == {"request_id": "outer", "method": "tools/call"}
-        structlog.contextvars.clear_contextvars()
+        import pytest
+
+        from facade.logs import bind, bound
+
+        def body() -> None:
+            bind(request_id="outer", method="tools/call")
+            with log_scope(request_id="r1", jsonrpc_id=7):
+                with pytest.raises(RuntimeError), log_scope(mcp_session="s"):
+                    bind(agent="atlas", request_id="r2")
+                    assert bound() == {"request_id": "r2", "method": "tools/call", "jsonrpc_id": 7, "mcp_session": "s", "agent": "atlas"}
+                    raise RuntimeError
+                assert bound() == {"request_id": "r1", "method": "tools/call", "jsonrpc_id": 7}
+            assert bound() == {"request_id": "outer", "method": "tools/call"}
+
+        contextvars.copy_context().run(body)  # what the body binds outside a scope stays in its copy
+        assert bound() == {}
+
+    def test_lines_carry_the_context_under_their_own_keys(self) -> None:
+        from facade.logs import _merge_context
+
+        with log_scope(request_id="r1", agent="atlas"):
+            line = _merge_context(None, "info", {"event": "tool.call", "agent": "said"})
+        assert line == {"event": "tool.call", "agent": "said", "request_id": "r1"}
+
+    def test_tasks_and_worker_threads_carry_their_callers_context(self) -> None:
+        """A task spawned inside a scope, and a job it hands to a worker thread, log with the
+        request's context; nothing bound in them comes back out."""
+        import asyncio
+
+        from facade.logs import bind, bound
+        from facade.threads import off_loop
+
+        def in_thread() -> dict[str, object]:
+            bind(handler="x")
+            return bound()
+
+        async def main() -> tuple[dict[str, object], dict[str, object], dict[str, object]]:
+            with log_scope(request_id="r1"):
+                seen = await asyncio.create_task(asyncio.to_thread(bound))
+                threaded = await off_loop(in_thread, owner="atlas")
+                after = bound()
+            return seen, threaded, after
+
+        seen, threaded, after = asyncio.run(main())
+        assert seen == {"request_id": "r1"} and threaded == {"request_id": "r1", "handler": "x"}
+        assert after == {"request_id": "r1"} and bound() == {}
 
     def test_timestamp_is_structlogs_iso_utc(self) -> None:
         import re

@@ -22,7 +22,7 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 import facade
-from facade.logs import REQUEST_ID_HEADER, log_scope
+from facade.logs import REQUEST_ID_HEADER, bind, log_scope
 from facade.serving.calls import CallRequest
 from facade.serving.metrics import RUNTIME, Metrics
 from facade.serving.outcomes import Outcome
@@ -169,7 +169,7 @@ def build_mcp_server(
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         agent_name, conversation, session_id = lister(ctx)
-        structlog.contextvars.bind_contextvars(agent=agent_name or RUNTIME, conversation=conversation)
+        bind(agent=agent_name or RUNTIME, conversation=conversation)
         served = await off_loop(listing, agent_name, conversation, ctx.protocol_version, owner=agent_name or RUNTIME)
         remember(ctx, session_id, agent_name, conversation)
         _listed.set((served, agent_name))

@@ -31,7 +31,7 @@ from facade.errors import IdentityError, Unavailable
 from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_conversation
 from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
-from facade.logs import log_scope
+from facade.logs import bind, log_scope
 from facade.serving.metrics import Metrics
 from facade.serving.storable import check_storable
 from facade.access.consent import Consent
@@ -140,7 +140,7 @@ class Calls:
         except IdentityError as exc:
             return Outcome("identity", error=str(exc))
         agent = self.views.agents[caller.agent]
-        structlog.contextvars.bind_contextvars(agent=agent.name, conversation=conversation)
+        bind(agent=agent.name, conversation=conversation)
         # A thread hop was ~10% of a call's CPU under load (2026-12, issue 17): only for Redis.
         if self.views.reads_without_io:
             view = self.views.view(agent, conversation)
