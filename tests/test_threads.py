@@ -4,6 +4,7 @@ bound holds with the rest queued, and a cancelled caller waits for its job."""
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 from functools import partial
 
@@ -168,6 +169,16 @@ class TestThreads:
             return threading.current_thread().name
 
         assert await threads.run(anyio.from_thread.run, on_the_loop) == threading.current_thread().name
+
+
+class TestPolicy:
+    """How the worker threads are scheduled."""
+
+    @pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+    async def test_workers_do_not_preempt_the_loop_and_the_loop_keeps_its_policy(self) -> None:
+        threads = Threads(1, share=1)
+        policy = await threads.run(os.sched_getscheduler, 0)
+        assert policy == os.SCHED_BATCH and os.sched_getscheduler(0) != os.SCHED_BATCH
 
 
 class TestCpu:
