@@ -123,11 +123,6 @@ def bind(**values: Any) -> None:
     _CONTEXT.set({**_CONTEXT.get(), **values})
 
 
-def bound() -> dict[str, Any]:
-    """What lines logged here carry."""
-    return dict(_CONTEXT.get())
-
-
 class log_scope:  # noqa: N801 - used as the function it was: `with log_scope(...):`
     """Bind `bound` for the block; whatever is bound inside it (the agent, once known) is gone
     after it, so one request's context never reaches the next one handled by the same task.

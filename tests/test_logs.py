@@ -152,6 +152,13 @@ class TestInterrupted:
         assert any(e.startswith("Finished server process") for e in events)
 
 
+def carried() -> dict[str, object]:
+    """What a line logged here carries from the bound context."""
+    from facade.logs import _merge_context
+
+    return dict(_merge_context(None, "info", {}))
+
+
 class TestPieces:
     """The request id rule and the log scope."""
 
@@ -182,13 +189,13 @@ class TestPieces:
         assert len(child) == 32 and child != request_id(None)
 
     def test_scope_drops_what_was_bound_inside_it(self) -> None:
-        from facade.logs import bind, bound
+        from facade.logs import bind
 
-        assert bound() == {}
+        assert carried() == {}
         with log_scope(request_id="r1"):
             bind(agent="atlas")
-            assert bound() == {"request_id": "r1", "agent": "atlas"}
-        assert bound() == {}
+            assert carried() == {"request_id": "r1", "agent": "atlas"}
+        assert carried() == {}
 
     def test_scope_restores_what_was_bound_before_it(self) -> None:
         """Nested, overriding inside and leaving by an exception: afterwards the context is what
@@ -197,20 +204,20 @@ class TestPieces:
 
         import pytest
 
-        from facade.logs import bind, bound
+        from facade.logs import bind
 
         def body() -> None:
             bind(request_id="outer", method="tools/call")
             with log_scope(request_id="r1", jsonrpc_id=7):
                 with pytest.raises(RuntimeError), log_scope(mcp_session="s"):
                     bind(agent="atlas", request_id="r2")
-                    assert bound() == {"request_id": "r2", "method": "tools/call", "jsonrpc_id": 7, "mcp_session": "s", "agent": "atlas"}
+                    assert carried() == {"request_id": "r2", "method": "tools/call", "jsonrpc_id": 7, "mcp_session": "s", "agent": "atlas"}
                     raise RuntimeError
-                assert bound() == {"request_id": "r1", "method": "tools/call", "jsonrpc_id": 7}
-            assert bound() == {"request_id": "outer", "method": "tools/call"}
+                assert carried() == {"request_id": "r1", "method": "tools/call", "jsonrpc_id": 7}
+            assert carried() == {"request_id": "outer", "method": "tools/call"}
 
         contextvars.copy_context().run(body)  # what the body binds outside a scope stays in its copy
-        assert bound() == {}
+        assert carried() == {}
 
     def test_lines_carry_the_context_under_their_own_keys(self) -> None:
         from facade.logs import _merge_context
@@ -224,23 +231,23 @@ class TestPieces:
         request's context; nothing bound in them comes back out."""
         import asyncio
 
-        from facade.logs import bind, bound
+        from facade.logs import bind
         from facade.threads import off_loop
 
         def in_thread() -> dict[str, object]:
             bind(handler="x")
-            return bound()
+            return carried()
 
         async def main() -> tuple[dict[str, object], dict[str, object], dict[str, object]]:
             with log_scope(request_id="r1"):
-                seen = await asyncio.create_task(asyncio.to_thread(bound))
+                seen = await asyncio.create_task(asyncio.to_thread(carried))
                 threaded = await off_loop(in_thread, owner="atlas")
-                after = bound()
+                after = carried()
             return seen, threaded, after
 
         seen, threaded, after = asyncio.run(main())
         assert seen == {"request_id": "r1"} and threaded == {"request_id": "r1", "handler": "x"}
-        assert after == {"request_id": "r1"} and bound() == {}
+        assert after == {"request_id": "r1"} and carried() == {}
 
     def test_timestamp_is_structlogs_iso_utc(self) -> None:
         import re
