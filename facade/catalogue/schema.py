@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from facade.catalogue.wire import stored_tool
@@ -25,8 +26,14 @@ APPROVAL_META_KEY = "facade/approval"
 
 
 def compact_json(value: Any) -> str:
-    """JSON as sent on the wire: no spaces after `,` and `:` (the spaces alone cost ~24% tokens)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """JSON as sent on the wire: no spaces after `,` and `:` (the spaces alone cost ~24% tokens).
+    orjson writes it in 0.2 us where the standard encoder took 3.5 (a record's result, every
+    tools/call's text, 2026-12-05); what orjson refuses (an integer past 64 bits, a key that is
+    not a string, a lone surrogate) goes through the standard encoder, as before."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def announced_schema(parsed_model: type[BaseModel]) -> dict[str, Any]:
