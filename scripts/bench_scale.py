@@ -11,6 +11,13 @@ It fails on a wrong answer (a listing that lacks capabilities), never on a figur
 
     python scripts/bench_scale.py                 # 449 / 2,449 / 10,449
     python scripts/bench_scale.py --sizes 0 2000  # added synthetic capabilities per size
+    python scripts/bench_scale.py --stages 4000   # where the KiB per capability are taken
+
+`--stages N` measures, each in a fresh process, the RSS growth per capability of N synthetic
+capabilities at three stages of a start: the plugin's input models alone (pydantic classes, no
+facade), discovery (the registry: the models, each capability's declaration and the facade's
+record of it), and the whole service with its announced tools (a warm data folder). What the
+first stage costs is the plugin's, and a floor for any server that keeps its models.
 """
 
 from __future__ import annotations
@@ -89,6 +96,60 @@ def measure(added: int) -> dict[str, Any]:
             "check_tail": "" if check_ok else (check.stdout + check.stderr)[-600:]}
 
 
+STAGES = ("models", "discovery", "service")
+
+
+def stage_rss(stage: str, count: int) -> int:
+    """In this process: KiB of RSS that `stage` with `count` synthetic capabilities adds, the
+    collector off (as during start-up) and measured from after the imports."""
+    import gc
+
+    from facade.serving.service import build_service
+    from facade.settings import Settings
+
+    import synthetic_domain  # with SYNTHETIC_CAPABILITIES=1: one capability, the module's own
+
+    gc.disable()
+    before = rss_kib(os.getpid())
+    if stage == "models":
+        kept = [synthetic_domain.input_model(i) for i in range(count)]  # noqa: F841 - held for the reading
+    elif stage == "discovery":
+        from facade.catalogue.discovery import discover
+
+        os.environ["SYNTHETIC_CAPABILITIES"] = str(count)
+        sys.modules.pop("synthetic_domain")
+        registry = discover(["synthetic_domain"])  # noqa: F841
+    else:
+        os.environ["SYNTHETIC_CAPABILITIES"] = str(count)
+        sys.modules.pop("synthetic_domain")
+        service = build_service(Settings())
+        service.served.build()
+    return rss_kib(os.getpid()) - before
+
+
+def stages(count: int) -> list[dict[str, Any]]:
+    """Each stage with 1 and with `count` + 1 capabilities, each in a process of its own (the
+    service's twice, on a data folder of its own, the first warming it); KiB per capability."""
+    rows = []
+    for stage in STAGES:
+        grown = {}
+        for n in (1, count + 1):
+            workdir = fresh_workdir(f"bench-scale-stage-{n}-")
+            env = {**os.environ, **workdir_env(workdir), **synthetic_env(1)}
+            env.pop("FACADE_SEED", None)
+            argv = [sys.executable, str(Path(__file__).resolve()), "stage", stage, str(n)]
+            try:
+                for _ in range(2 if stage == "service" else 1):
+                    done = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True)
+                    if done.returncode != 0:
+                        raise RuntimeError(f"stage {stage} with {n} failed:\n{done.stderr[-2000:]}")
+                grown[n] = int(done.stdout.split()[-1])
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+        rows.append({"stage": stage, "kib_per_capability": (grown[count + 1] - grown[1]) / count})
+    return rows
+
+
 def run(sizes: list[int]) -> dict[str, Any]:
     rows = [measure(n) for n in sizes]
     base = rows[0]
@@ -122,11 +183,23 @@ def print_report(report: dict[str, Any], command: str) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["stage"]:
+        print(stage_rss(sys.argv[2], int(sys.argv[3])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 2000, 10000], help="synthetic capabilities added, per size")
+    parser.add_argument("--stages", type=int, metavar="N", help="instead: RSS per capability, stage by stage, with N synthetic")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # a deployment writes bytecode
+    if args.stages:
+        rows = stages(args.stages)
+        print(f"$ python scripts/bench_scale.py --stages {args.stages}")
+        for r in rows:
+            print(f"{r['stage']:>10}  {r['kib_per_capability']:6.2f} KiB per capability (RSS growth)")
+        print("models: the plugin's input models alone; discovery: plus their declarations and the registry; "
+              "service: the whole service, announced tools built, warm data folder")
+        return 0
     report = run(args.sizes)
     print_report(report, "python scripts/bench_scale.py --sizes " + " ".join(map(str, args.sizes)))
     if args.json:

@@ -23,7 +23,8 @@ VERBS = ("get", "list", "update", "create", "archive", "export", "merge", "searc
 domain = Domain("synthetic", description="Synthetic records for the scale benchmark.", default_mode="full")
 
 
-def _model(i: int) -> type[Input]:
+def input_model(i: int) -> type[Input]:
+    """The input model of the i-th capability (scripts/bench_scale.py --stages builds them alone too)."""
     fields: dict[str, Any] = {
         "record_id": (int, Field(ge=1, description=f"Which {NOUNS[i % len(NOUNS)]} (an id from its list).")),
         "limit": (int, Field(default=20, ge=1, le=200, description="At most this many results.")),
@@ -44,7 +45,7 @@ for _i in range(COUNT):
     domain.add(
         f"{NOUNS[_i % len(NOUNS)]}_{_verb}_{_i:05d}",
         _handler,
-        input_model=_model(_i),
+        input_model=input_model(_i),
         description=f"{_verb.capitalize()} synthetic {NOUNS[_i % len(NOUNS)]} records, variant {_i}; reads and returns them as stored.",
         tier="core" if _verb in ("get", "list") else "full",
         read_only=_verb in ("get", "list", "search", "export"),
