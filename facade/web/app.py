@@ -31,7 +31,7 @@ from facade.mcp.splice import Splice
 from facade.web.api import ROUTES, starlette_routes
 from facade.web.dashboard import dashboard_routes
 from facade.web.headers import SecurityHeaders
-from facade.web.lane import MCP_PATH, App
+from facade.web.lane import App
 from facade.web.limits import BodyLimit
 from facade.web.metrics import metrics_route
 from facade.web.models import Health, body
@@ -108,9 +108,8 @@ def build_app(service: Service) -> App:
             yield
 
     return App(
-        mcp=gate,  # POST /mcp: inside the same middleware, without the router (facade/web/lane.py)
+        mcp=gate,  # /mcp; its POST inside the same middleware, without the router (facade/web/lane.py)
         routes=[
-            Route(MCP_PATH, endpoint=gate, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             *wellknown_routes(settings),
             Route("/readyz", readyz),

@@ -22,6 +22,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 MCP_PATH = "/mcp"
@@ -35,13 +36,20 @@ def layered(middleware: Sequence[Middleware], app: ASGIApp) -> ASGIApp:
 
 
 class App(Starlette):
-    """Starlette, whose `POST /mcp` is `mcp` inside the application's middleware."""
+    """Starlette with `mcp` as `/mcp`'s endpoint (GET, POST, DELETE), its `POST` through the lane.
 
-    def __init__(self, *, mcp: ASGIApp, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.mcp_lane = layered(self.user_middleware, mcp)
+    The lane is layered when Starlette builds its own stack, at the first request: middleware
+    added before then (`add_middleware`) is in both, and after it Starlette refuses any more."""
+
+    def __init__(self, *, mcp: ASGIApp, routes: Sequence[BaseRoute] = (), **kwargs: Any) -> None:
+        super().__init__(routes=[Route(MCP_PATH, endpoint=mcp, methods=["GET", "POST", "DELETE"]), *routes], **kwargs)
+        self.mcp = mcp
+        self.mcp_lane: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.mcp_lane is None:
+            self.middleware_stack = self.build_middleware_stack()
+            self.mcp_lane = layered(self.user_middleware, self.mcp)
         if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == MCP_PATH:
             scope["app"] = self
             await self.mcp_lane(scope, receive, send)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx2
+import pytest
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
@@ -47,7 +48,7 @@ def app_with(seen: list[str]) -> App:
 
     return App(
         mcp=endpoint,
-        routes=[Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]), Route("/other", other)],
+        routes=[Route("/other", other)],
         middleware=[Middleware(Mark, name="outer", seen=seen), Middleware(Mark, name="inner", seen=seen)],
     )
 
@@ -76,3 +77,12 @@ class TestLane:
         assert send(app, "GET", "/other").text == "other"
         assert send(app, "PUT", "/mcp").status_code == 405  # the route's own methods, as before
         assert seen == ["outer", "inner", "mcp GET router=True", "outer", "inner", "other", "outer", "inner"]
+
+    def test_middleware_added_before_the_first_request_is_in_the_lane_too(self) -> None:
+        seen: list[str] = []
+        app = app_with(seen)
+        app.add_middleware(Mark, name="added", seen=seen)
+        send(app, "POST", "/mcp")
+        assert seen == ["added", "outer", "inner", "mcp POST router=False"]
+        with pytest.raises(RuntimeError):  # once started, Starlette refuses more: the lane and its stack stay one list
+            app.add_middleware(Mark, name="late", seen=seen)
