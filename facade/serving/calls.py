@@ -15,7 +15,7 @@ from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
 
@@ -32,6 +32,7 @@ from facade.access.identity import Caller, TokenBook, resolve_caller, resolve_co
 from facade.access.selfservice import AgentSelfService
 from facade.catalogue.views import Views
 from facade.logs import bind, log_scope
+from facade.serving.callsessions import CallSessions
 from facade.serving.metrics import Metrics
 from facade.serving.storable import check_storable
 from facade.access.consent import Consent
@@ -91,7 +92,7 @@ class Calls:
     ) -> None:
         self.views = views
         self.tokens = tokens
-        self.session_factory = session_factory
+        self.sessions = CallSessions(session_factory) if session_factory is not None else None
         self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl, max_pending=max_pending_cards)
         self.metrics = metrics or Metrics()
         self.changes = changes
@@ -239,7 +240,7 @@ class Calls:
             on_granted=self.changes.publish if (approved_card is not None and self.changes) else None,
             elevation_ttl=self.elevation_ttl,
         )
-        return CallContext(agent.name, conversation, self.session_factory, facade, approved_card)
+        return CallContext(agent.name, conversation, self.sessions, facade, approved_card)
 
     async def _execute(
         self,
@@ -258,9 +259,9 @@ class Calls:
             try:
                 with deadline.limited(self.call_deadline):  # the worker thread inherits it
                     if capability.is_async:
-                        data, blocks = await _run_async(capability, ctx, args)
+                        data, blocks = await _run_async(capability, ctx, args, self.sessions)
                     else:
-                        data, blocks = await off_loop(_run_sync, capability, ctx, args, owner=agent.name)
+                        data, blocks = await off_loop(_run_sync, capability, ctx, args, self.sessions, owner=agent.name)
                 return Outcome("ok", data=data, blocks=blocks, **who)
             except InputNeeded as exc:  # 2026-07-28: the handler asked its user; the answer comes next round
                 return Outcome("input_required", question=exc.question, state=exc.state, **who)
@@ -284,35 +285,28 @@ def _parse(capability: Capability, arguments: Mapping[str, Any], conversation: s
 Result = tuple[dict[str, Any] | None, tuple[Block, ...]]
 
 
-def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel) -> Result:
+def _run_sync(capability: Capability, ctx: CallContext, args: BaseModel, sessions: CallSessions | None) -> Result:
     # In the worker thread with the handler: its commit, the session's close and the result's
     # conversion, so the event loop never waits on the database.
-    with _settled(ctx):
+    with _settled(ctx, sessions):
         result = capability.handler(ctx, args)
     return as_result(result)
 
 
-async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel) -> Result:
-    with _settled(ctx):
+async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel, sessions: CallSessions | None) -> Result:
+    with _settled(ctx, sessions):
         result = await capability.handler(ctx, args)  # type: ignore[misc]
     return as_result(result)
 
 
 @contextlib.contextmanager
-def _settled(ctx: CallContext) -> Iterator[None]:
-    """The call's session, if it opened one: committed when the handler returns, rolled back when
-    it (or the commit) fails, closed either way."""
+def _settled(ctx: CallContext, sessions: CallSessions | None) -> Iterator[None]:
+    """The call's session, if it opened one, ended as the call went (facade/serving/callsessions.py)."""
     try:
         yield
-        if ctx.opened_db is not None:
-            ctx.opened_db.commit()
     except BaseException:
-        if ctx.opened_db is not None:
-            try:
-                ctx.opened_db.rollback()
-            except DBAPIError:  # the database is away; closing below releases the connection
-                pass
+        if ctx.opened_db is not None and sessions is not None:
+            sessions.finish(ctx.opened_db, failed=True)
         raise
-    finally:
-        if ctx.opened_db is not None:
-            ctx.opened_db.close()
+    if ctx.opened_db is not None and sessions is not None:
+        sessions.finish(ctx.opened_db, failed=False)
