@@ -23,14 +23,16 @@ alternating 3 s blocks, 2026-12-05, issue 17):
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, SessionEvents
 
-# Every event a session has; listeners added to one session (not its class) are that session's.
-_EVENTS = tuple(name for name in dir(SessionEvents) if not name.startswith("_") and name != "dispatch")
+# Every event a session has, and the listeners added to one session (not its class) for each.
+_EVENTS = operator.attrgetter(*(name for name in dir(SessionEvents) if not name.startswith("_") and name != "dispatch"))
+_OWN_LISTENERS = operator.attrgetter("listeners")
 
 
 class CallSessions:
@@ -92,5 +94,4 @@ def _settings(session: Session) -> tuple[object, ...]:
 def _reusable(session: Session, settings: tuple[object, ...]) -> bool:
     if "info" in vars(session) or _settings(session) != settings:  # `info` is made on first use
         return False
-    dispatch = session.dispatch
-    return not any(getattr(dispatch, name).listeners for name in _EVENTS)  # `listeners`: the instance's own
+    return not any(map(_OWN_LISTENERS, _EVENTS(session.dispatch)))
