@@ -98,8 +98,10 @@ class SelfService(Protocol):
 
 class CallContext:
     """What a handler gets besides its arguments: who calls, in which conversation, a database
-    session opened on first use (committed by the caller when the handler succeeds), and the
-    facade's self-service view for this agent and conversation."""
+    session opened on first use (committed by the caller when the handler succeeds, then closed
+    and possibly handed, reset, to the thread's next call: never keep it past the call,
+    facade/serving/callsessions.py), and the facade's self-service view for this agent and
+    conversation."""
 
     def __init__(
         self,
