@@ -37,17 +37,11 @@ _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 def configure_logging(json_output: bool | None = None, level: int = logging.INFO) -> None:
     as_json = (not sys.stderr.isatty()) if json_output is None else json_output
     renderer: Processor = _json_line if as_json else structlog.dev.ConsoleRenderer(colors=False)
-    shared: list[Processor] = [
-        _merge_context,
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        _timestamp,
-    ]
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[
-                *shared,
+                _stamp,
                 structlog.stdlib.PositionalArgumentsFormatter(),
                 structlog.stdlib.ExtraAdder(),
                 _drop_colours,
@@ -65,7 +59,7 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
     # (scripts/bench_logs.py). A structlog logger wrapped around a standard-library one
     # (facade/catalogue/discovery.py) still hands its event to the handler's formatter.
     structlog.configure(
-        processors=[*shared, structlog.processors.format_exc_info, _Finish(renderer)],
+        processors=[_stamp, _Finish(renderer)],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=lambda name=None, *_: _Lines(handler, name or "facade"),
         cache_logger_on_first_use=True,
@@ -103,12 +97,15 @@ class _Lines:
 
 
 class _Finish:
-    """The last processor: render, or hand the event to a wrapped standard-library logger."""
+    """The last processor: an exception written out, then the line rendered, or the event handed
+    to a wrapped standard-library logger."""
 
     def __init__(self, renderer: Processor) -> None:
         self.renderer = renderer
 
     def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> Any:
+        if "exc_info" in event_dict:
+            event_dict = structlog.processors.format_exc_info(logger, method, event_dict)
         if isinstance(logger, logging.Logger):
             return structlog.stdlib.ProcessorFormatter.wrap_for_formatter(logger, method, event_dict)
         return self.renderer(logger, method, event_dict)
@@ -142,6 +139,22 @@ class log_scope:  # noqa: N801 - used as the function it was: `with log_scope(..
 
     def __exit__(self, *exc: object) -> None:
         _CONTEXT.reset(self.token)
+
+
+# structlog's map_method_name: the level a logging method writes.
+_LEVEL_OF = {"warn": "warning", "exception": "error"}
+
+
+def _stamp(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+    """What every line carries beside its own fields, structlog's and the standard library's
+    alike: the bound context, the level, the logger's name, the time. One processor where four
+    were (structlog's add_log_level and add_logger_name among them), since each costs a call on
+    the two lines of every tools/call (issue 17)."""
+    _merge_context(logger, method, event_dict)
+    event_dict["level"] = _LEVEL_OF.get(method, method)
+    record = event_dict.get("_record")
+    event_dict["logger"] = logger.name if record is None else record.name
+    return _timestamp(logger, method, event_dict)
 
 
 def _merge_context(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:

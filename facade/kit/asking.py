@@ -14,10 +14,9 @@ a context variable, which the worker thread of a sync handler inherits.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -27,6 +26,7 @@ import anyio.from_thread
 from pydantic import BaseModel, ValidationError
 
 from facade.errors import DomainError
+from facade.kit.scoped import scoped
 
 Action = Literal["accept", "decline", "cancel"]
 
@@ -84,14 +84,9 @@ class Asker(Protocol):
 _current: ContextVar[Asker | None] = ContextVar("facade_asker", default=None)
 
 
-@contextlib.contextmanager
-def asking(asker: Asker | None) -> Iterator[None]:
+def asking(asker: Asker | None) -> scoped[Asker | None]:
     """Route the questions asked inside to `asker`."""
-    token = _current.set(asker)
-    try:
-        yield
-    finally:
-        _current.reset(token)
+    return scoped(_current, asker)
 
 
 def schema_of(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str, Any]:

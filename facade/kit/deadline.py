@@ -12,12 +12,11 @@ the one its call set (anyio copies the context into the thread).
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from contextvars import ContextVar
 
 from facade.errors import TimedOut
+from facade.kit.scoped import scoped
 
 # FACADE_CALL_DEADLINE_SECONDS's default. The slowest demo call measured is well under a
 # second; a legitimate long call (a backup of a large folder) gets a minute before it stops.
@@ -27,14 +26,9 @@ DEFAULT_SECONDS = 60.0
 _deadline: ContextVar[tuple[float, float] | None] = ContextVar("facade_call_deadline", default=None)
 
 
-@contextlib.contextmanager
-def limited(seconds: float) -> Iterator[None]:
+def limited(seconds: float) -> scoped[tuple[float, float] | None]:
     """Within this block, `check()` raises once `seconds` have passed."""
-    token = _deadline.set((time.monotonic() + seconds, seconds))
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
+    return scoped(_deadline, (time.monotonic() + seconds, seconds))
 
 
 def check() -> None:

@@ -9,10 +9,11 @@ handed anything. With no reporter (no token, a card's run, a test) reporting doe
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
+
+from facade.kit.scoped import scoped
 
 T = TypeVar("T")
 
@@ -29,14 +30,9 @@ def report(done: float, total: float | None = None, message: str | None = None) 
         reporter(float(done), None if total is None else float(total), message)
 
 
-@contextlib.contextmanager
-def reporting(reporter: Reporter | None) -> Iterator[None]:
+def reporting(reporter: Reporter | None) -> scoped[Reporter | None]:
     """Route `report` to `reporter` for the calls made inside."""
-    token = _current.set(reporter)
-    try:
-        yield
-    finally:
-        _current.reset(token)
+    return scoped(_current, reporter)
 
 
 def counted(items: Sequence[T], unit: str) -> Iterator[T]:

@@ -7,9 +7,8 @@ Transport-agnostic: the MCP layer (HTTP and stdio) turns a request into a `CallR
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -299,14 +298,19 @@ async def _run_async(capability: Capability, ctx: CallContext, args: BaseModel, 
     return as_result(result)
 
 
-@contextlib.contextmanager
-def _settled(ctx: CallContext, sessions: CallSessions | None) -> Iterator[None]:
-    """The call's session, if it opened one, ended as the call went (facade/serving/callsessions.py)."""
-    try:
-        yield
-    except BaseException:
-        if ctx.opened_db is not None and sessions is not None:
-            sessions.finish(ctx.opened_db, failed=True)
-        raise
-    if ctx.opened_db is not None and sessions is not None:
-        sessions.finish(ctx.opened_db, failed=False)
+class _settled:  # noqa: N801 - used as a function: `with _settled(ctx, sessions):`
+    """The call's session, if it opened one, ended as the call went (facade/serving/callsessions.py).
+    A class rather than a generator: it runs on every call (issue 17)."""
+
+    __slots__ = ("ctx", "sessions")
+
+    def __init__(self, ctx: CallContext, sessions: CallSessions | None) -> None:
+        self.ctx = ctx
+        self.sessions = sessions
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self.ctx.opened_db is not None and self.sessions is not None:
+            self.sessions.finish(self.ctx.opened_db, failed=kind is not None)
