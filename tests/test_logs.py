@@ -271,6 +271,45 @@ class TestPieces:
         assert json.loads(line) == {"event": "x", "big": 2**70, "odd": repr(odd), "3": "three", "text": "déjà"}
         assert json.loads(_json_line(None, "info", {"event": "y", "odd": odd})) == {"event": "y", "odd": repr(odd)}
 
+    def test_our_bound_logger_writes_what_structlogs_own_writes(self) -> None:
+        """facade/logs.py writes its levels in one frame each; the same events through structlog's
+        own filtering logger, with the same processors, give the same lines: levels, filtering,
+        interpolation, exceptions, bound values, aliases, a wrapped standard-library logger."""
+        import subprocess
+        import sys
+
+        script = """
+import io, json, logging, sys, structlog
+from facade.logs import configure_logging, log_scope
+def events():
+    log = structlog.get_logger("facade.x")
+    with log_scope(request_id="r1"):
+        log.info("a %s", "interpolated", k=1); log.debug("filtered out"); log.warning("w", n=2)
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            log.exception("boom")
+        log.error("e", exc_info=ValueError("v")); log.info("no exception", exc_info=False)
+        log.msg("m"); log.warn("ww"); log.fatal("f"); log.bind(x=1).info("bound")
+        structlog.wrap_logger(logging.getLogger("facade.std")).info("via std", q=1)
+runs = []
+for stock in (False, True):
+    sys.stderr = io.StringIO()
+    configure_logging(json_output=True)
+    if stock:
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
+    events()
+    lines = [json.loads(l) for l in sys.stderr.getvalue().splitlines()]
+    runs.append([{k: v for k, v in l.items() if k != "timestamp"} for l in lines])
+    structlog.reset_defaults()
+sys.__stdout__.write(json.dumps(runs))
+"""
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+        ours, stock = json.loads(done.stdout)
+        assert ours == stock
+        assert [line["level"] for line in ours] == ["info", "warning", "error", "error", "info", "info", "warning", "critical", "info", "info"]
+        assert "ZeroDivisionError" in ours[2]["exception"] and ours[3]["exception"] == "ValueError: v"
+
 
 def _seconds(stamp: str) -> float:
     import datetime

@@ -85,16 +85,31 @@ class Gate:
         await refuse(send, 401, message + "; nothing was run", headers=[(b"www-authenticate", www)])
 
 
-async def read_body(receive: Receive) -> tuple[bytes, Receive]:
-    """The whole request body (BodyLimit, outside, has bounded it), and a `receive` that replays it."""
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return bytes(body), replay([message])
-        body += message.get("body", b"")
+class BodyTooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes")
+        self.size = size  # read so far: past the limit, not necessarily the whole body
+
+
+async def read_body(receive: Receive, max_bytes: int | None = None) -> tuple[bytes, Receive]:
+    """The whole request body, and a `receive` that replays it; BodyTooLarge as soon as more than
+    `max_bytes` have come (BodyLimit gives a limit; the readers inside it need none)."""
+    message = await receive()
+    if message["type"] == "http.request" and not message.get("more_body", False):  # in one piece, as most come
+        body = message.get("body", b"")
+        if max_bytes is not None and len(body) > max_bytes:
+            raise BodyTooLarge(len(body))
+        return body, replay([message], receive)
+    collected = bytearray()
+    while message["type"] == "http.request":
+        collected += message.get("body", b"")
+        if max_bytes is not None and len(collected) > max_bytes:
+            raise BodyTooLarge(len(collected))
         if not message.get("more_body", False):
-            return bytes(body), replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive)
+            whole = bytes(collected)
+            return whole, replay([{"type": "http.request", "body": whole, "more_body": False}], receive)
+        message = await receive()
+    return bytes(collected), replay([message])  # a disconnect: what came, then the disconnect again
 
 
 def replay(messages: list[Message], then: Receive | None = None) -> Receive:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from collections.abc import Iterable
 
-from facade.mcp.gate import replay
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from facade.mcp.gate import BodyTooLarge, read_body
 from facade.mcp.refusal import refuse
 
 
@@ -19,24 +21,17 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
+        declared = _content_length(scope.get("headers", ()))
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._refuse(int(declared), send)
             return
         # Without a trustworthy length, read the whole body here and stop at the limit.
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                await self.app(scope, replay([message]), send)
-                return
-            body += message.get("body", b"")
-            if len(body) > self.max_bytes:
-                await self._refuse(len(body), send)
-                return
-            more = message.get("more_body", False)
-        await self.app(scope, replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive), send)
+        try:
+            _, receive = await read_body(receive, self.max_bytes)
+        except BodyTooLarge as exc:
+            await self._refuse(exc.size, send)
+            return
+        await self.app(scope, receive, send)
 
     async def _refuse(self, size: int, send: Send) -> None:
         message = (
@@ -44,3 +39,12 @@ class BodyLimit:
             "send smaller arguments (read or write large content in parts), or raise FACADE_MAX_BODY_BYTES"
         )
         await refuse(send, 413, message)
+
+
+def _content_length(headers: Iterable[tuple[bytes, bytes]]) -> bytes | None:
+    """The last Content-Length sent, as `dict(headers)` would keep it, without building one."""
+    found = None
+    for name, value in headers:
+        if name == b"content-length":
+            found = value
+    return found
