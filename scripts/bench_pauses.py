@@ -29,7 +29,7 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchkit import DEV, failure, facade_server, fresh_workdir, modern_body, modern_headers, percentile  # noqa: E402
+from benchkit import DEV, failure, facade_server, fresh_workdir, machine_line, modern_body, modern_headers, percentile, reference_loop_ms  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
 AGENT = "atlas"
@@ -95,6 +95,7 @@ def scrape(base: str) -> dict[str, Any]:
 
 
 def run(synthetic: int, workers: int, seconds: float) -> dict[str, Any]:
+    reference_ms = reference_loop_ms()
     workdir = fresh_workdir("bench-pauses-")
     env = synthetic_env(synthetic)
     try:
@@ -113,14 +114,14 @@ def run(synthetic: int, workers: int, seconds: float) -> dict[str, Any]:
             server.stop()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    return {"capabilities": tools, "workers": workers, "seconds": seconds, "first_request_s": first_s,
+    return {"reference_loop_ms": (reference_ms, reference_loop_ms()), "capabilities": tools, "workers": workers, "seconds": seconds, "first_request_s": first_s,
             "requests": len(latencies), "p50_s": percentile(latencies, 50), "p99_s": percentile(latencies, 99),
             "max_s": max(latencies, default=float("nan")), **metrics, "problems": problems + sorted(set(more))[:10]}
 
 
 def print_report(r: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (cores: {os.cpu_count()})")
+    print(machine_line(r["reference_loop_ms"], "now " + " ".join(f"{x:.2f}" for x in os.getloadavg())))
     print(f"capabilities listed: {r['capabilities']}; {r['workers']} clients for {r['seconds']:.0f} s: {r['requests']} requests "
           f"(runtime tools/list, agent tools/list, 2 tools/call), p50 {r['p50_s'] * 1000:.1f} ms, p99 {r['p99_s'] * 1000:.1f} ms")
     print(f"first request after start (runtime tools/list): {r['first_request_s'] * 1000:.1f} ms")

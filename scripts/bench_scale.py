@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_pauses import synthetic_env  # noqa: E402
 from bench_startup import cpu_seconds  # noqa: E402
-from benchkit import DEV, REPO, facade_server, fresh_workdir, jsonrpc, modern_body, modern_headers, percentile, workdir_env  # noqa: E402
+from benchkit import DEV, REPO, facade_server, fresh_workdir, jsonrpc, machine_line, modern_body, modern_headers, percentile, reference_loop_ms, workdir_env  # noqa: E402
 
 GOALS = {"kib_per_capability": 15.0, "first_list_s": 0.050, "check_s": 15.0, "start_s_10k": 6.0}
 
@@ -151,6 +151,7 @@ def stages(count: int) -> list[dict[str, Any]]:
 
 
 def run(sizes: list[int]) -> dict[str, Any]:
+    reference_ms = reference_loop_ms()
     rows = [measure(n) for n in sizes]
     base = rows[0]
     for r in rows:
@@ -158,12 +159,12 @@ def run(sizes: list[int]) -> dict[str, Any]:
         r["kib_per_capability"] = (r["rss_kib"] - base["rss_kib"]) / grown if grown > 0 else None
     problems = [f"{r['added']} added: listed {r['tools']} tools" for r in rows if r["tools"] != rows[0]["tools"] - rows[0]["added"] + r["added"]]
     problems += [f"{r['added']} added: facade check failed: {r['check_tail']}" for r in rows if not r["check_ok"]]
-    return {"rows": rows, "problems": problems, "load_after": os.getloadavg()}
+    return {"rows": rows, "problems": problems, "load_after": os.getloadavg(), "reference_loop_ms": (reference_ms, reference_loop_ms())}
 
 
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in report['load_after'])} (cores: {os.cpu_count()})")
+    print(machine_line(report["reference_loop_ms"], "after " + " ".join(f"{x:.2f}" for x in report["load_after"])))
     head = (f"{'capabilities':>12} {'healthy s':>10} {'cpu s':>7} {'RSS MiB':>8} {'KiB/cap':>8} {'first list ms':>14} {'cpu ms':>7} "
             f"{'p50 list ms':>12} {'check s':>8} {'cpu s':>6}")
     print(head)

@@ -47,8 +47,10 @@ from benchkit import (  # noqa: E402
     fresh_workdir,
     jsonrpc,
     legacy_body,
+    machine_line,
     modern_body,
     modern_headers,
+    reference_loop_ms,
     workdir_env,
 )
 
@@ -195,6 +197,7 @@ def start(scenario: str, side: str, warm: Path) -> Start:
 
 def run(rounds: int) -> dict[str, Any]:
     load_before = os.getloadavg()
+    reference_ms = reference_loop_ms()
     warm = fresh_workdir("bench-startup-warm-")
     # Uncounted: migrates and seeds the warm folder, and leaves both sides' bytecode compiled.
     for side in SIDES:
@@ -219,7 +222,7 @@ def run(rounds: int) -> dict[str, Any]:
         })
     problems = [f"{scenario} {side}: {s.problem}" for (scenario, side), m in samples.items() for s in m.starts if s.problem]
     problems += _wrong_counts(rows)
-    return {"rounds": rounds, "load_before": load_before, "load_after": os.getloadavg(), "rows": rows, "problems": problems}
+    return {"rounds": rounds, "reference_loop_ms": (reference_ms, reference_loop_ms()), "load_before": load_before, "load_after": os.getloadavg(), "rows": rows, "problems": problems}
 
 
 def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
@@ -296,8 +299,8 @@ def print_phases(p: dict[str, Any]) -> None:
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
     load = " ".join(f"{x:.2f}" for x in report["load_before"]), " ".join(f"{x:.2f}" for x in report["load_after"])
-    print(f"rounds={report['rounds']}  load average before: {load[0]}  after: {load[1]}  (cores: {os.cpu_count()})  "
-          "medians; cpu: CPU seconds the server had used when it answered")
+    print(machine_line(report["reference_loop_ms"], f"before {load[0]}, after {load[1]}"))
+    print(f"rounds={report['rounds']}  medians; cpu: CPU seconds the server had used when it answered")
     print()
     head = (f"{'scenario':<12} {'facade s':>9} {'baseline s':>11} {'f/b':>6} {'facade cpu':>11} {'baseline cpu':>13} {'f/b':>6} "
             f"{'tools f/b':>10}  wall s of each start (facade | baseline)")

@@ -75,9 +75,11 @@ from benchkit import (  # noqa: E402
     fresh_workdir,
     legacy_body,
     legacy_open_async,
+    machine_line,
     modern_body,
     modern_headers,
     percentile,
+    reference_loop_ms,
 )
 from loadgen import raw_request, run_block  # noqa: E402
 
@@ -340,6 +342,7 @@ def facade_side(workdir: Path, workers: int, redis_url: str | None, affinity: st
 def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, short: bool, client: str,
         affinity: bool = False) -> dict[str, Any]:
     load_before = os.getloadavg()
+    reference_ms = reference_loop_ms()
     workdir = fresh_workdir("bench-throughput-")
     facade = facade_side(workdir, workers, redis_url).launch()  # migrates and seeds the database
     servers = [facade, baseline_server(workdir).launch()]  # the baselines open it on their first call
@@ -377,7 +380,7 @@ def run(plan: Plan, workers: int, redis_url: str | None, fastmcp: str | None, sh
             for (era, tool, clients, name), b in results.items()]
     first_errors = [e for b in results.values() for e in b.first_errors][:5]
     load = {"before": load_before, "after": os.getloadavg()}
-    return {"plan": plan.__dict__, "workers": workers, "client": client, "load_average": load,
+    return {"plan": plan.__dict__, "workers": workers, "client": client, "load_average": load, "reference_loop_ms": (reference_ms, reference_loop_ms()),
             "fastmcp": fastmcp_note, "rows": rows,
             "handler_p50_ms": handler_times(workdir), "first_errors": first_errors, "workdir": str(workdir)}
 
@@ -397,7 +400,8 @@ SIDE_NAMES = {"facade": "facade", "facade_off": "facade, threads free", "baselin
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
     load = "  ".join(f"{when} {' '.join(f'{x:.2f}' for x in report['load_average'][when])}" for when in ("before", "after"))
-    print(f"client={report['client']}  load average (1, 5, 15 min): {load}")
+    print(machine_line(report["reference_loop_ms"], f"(1, 5, 15 min) {load}"))
+    print(f"client={report['client']}")
     print(f"workers={report['workers']}  rounds={report['plan']['rounds']}  block={report['plan']['seconds']} s  "
           f"{report['fastmcp']}  handler alone p50: "
           + ", ".join(f"{k} {v:.2f} ms" for k, v in report["handler_p50_ms"].items()))

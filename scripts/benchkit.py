@@ -52,6 +52,35 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
+def reference_loop_ms(rounds: int = 3) -> float:
+    """This machine's speed now, as the best of `rounds` timings of one fixed pure-Python loop.
+
+    The absolute figures (seconds to healthy, CPU ms per call) move with the machine as much as
+    with the code: the official SDK's MCPServer, serving the same domains, started in 2.2 s on
+    2026-12-04 and in 3.6-3.9 s on 2026-12-06, on machines of the same kind, both at low load.
+    A report prints this beside its load average, timed at the start and at the end of its run,
+    so that an absolute figure can be read against the speed of the machine that made it; ratios
+    within one run need no such help. This thread's CPU time, so that a busy machine's waiting
+    and the run's other threads are left out: what it shows is what a CPU second buys there.
+    """
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.thread_time()
+        total = 0
+        for i in range(2_000_000):
+            total += i
+        best = min(best, time.thread_time() - started)
+    return best * 1000
+
+
+def machine_line(reference_ms: tuple[float, float], load: str) -> str:
+    """The line every report prints about the machine: load average, cores, and the reference loop
+    at the start and at the end of the run (the speed moves within a run too)."""
+    before, after = reference_ms
+    return (f"load average {load} (cores: {os.cpu_count()}); reference loop {before:.0f} ms CPU at the start, "
+            f"{after:.0f} at the end (scripts/benchkit.py)")
+
+
 class PostgresUnavailable(RuntimeError):
     """No database could be created on the admin URL's server; the message says why."""
 
