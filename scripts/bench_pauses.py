@@ -121,7 +121,7 @@ def run(synthetic: int, workers: int, seconds: float) -> dict[str, Any]:
 
 def print_report(r: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    print(machine_line(r["reference_loop_ms"], "now " + " ".join(f"{x:.2f}" for x in os.getloadavg())))
+    print(machine_line(r["reference_loop_ms"], now=os.getloadavg()))
     print(f"capabilities listed: {r['capabilities']}; {r['workers']} clients for {r['seconds']:.0f} s: {r['requests']} requests "
           f"(runtime tools/list, agent tools/list, 2 tools/call), p50 {r['p50_s'] * 1000:.1f} ms, p99 {r['p99_s'] * 1000:.1f} ms")
     print(f"first request after start (runtime tools/list): {r['first_request_s'] * 1000:.1f} ms")

@@ -164,7 +164,7 @@ def run(sizes: list[int]) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    print(machine_line(report["reference_loop_ms"], "after " + " ".join(f"{x:.2f}" for x in report["load_after"])))
+    print(machine_line(report["reference_loop_ms"], after=report["load_after"]))
     head = (f"{'capabilities':>12} {'healthy s':>10} {'cpu s':>7} {'RSS MiB':>8} {'KiB/cap':>8} {'first list ms':>14} {'cpu ms':>7} "
             f"{'p50 list ms':>12} {'check s':>8} {'cpu s':>6}")
     print(head)

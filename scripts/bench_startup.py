@@ -298,8 +298,7 @@ def print_phases(p: dict[str, Any]) -> None:
 
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    load = " ".join(f"{x:.2f}" for x in report["load_before"]), " ".join(f"{x:.2f}" for x in report["load_after"])
-    print(machine_line(report["reference_loop_ms"], f"before {load[0]}, after {load[1]}"))
+    print(machine_line(report["reference_loop_ms"], before=report["load_before"], after=report["load_after"]))
     print(f"rounds={report['rounds']}  medians; cpu: CPU seconds the server had used when it answered")
     print()
     head = (f"{'scenario':<12} {'facade s':>9} {'baseline s':>11} {'f/b':>6} {'facade cpu':>11} {'baseline cpu':>13} {'f/b':>6} "

@@ -399,8 +399,7 @@ SIDE_NAMES = {"facade": "facade", "facade_off": "facade, threads free", "baselin
 
 def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
-    load = "  ".join(f"{when} {' '.join(f'{x:.2f}' for x in report['load_average'][when])}" for when in ("before", "after"))
-    print(machine_line(report["reference_loop_ms"], f"(1, 5, 15 min) {load}"))
+    print(machine_line(report["reference_loop_ms"], **report["load_average"]))
     print(f"client={report['client']}")
     print(f"workers={report['workers']}  rounds={report['plan']['rounds']}  block={report['plan']['seconds']} s  "
           f"{report['fastmcp']}  handler alone p50: "

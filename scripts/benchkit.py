@@ -73,9 +73,11 @@ def reference_loop_ms(rounds: int = 3) -> float:
     return best * 1000
 
 
-def machine_line(reference_ms: tuple[float, float], load: str) -> str:
-    """The line every report prints about the machine: load average, cores, and the reference loop
-    at the start and at the end of the run (the speed moves within a run too)."""
+def machine_line(reference_ms: tuple[float, float], **loads: tuple[float, ...]) -> str:
+    """The line every report prints about the machine: the load averages it took (by when), cores,
+    and the reference loop at the start and at the end of the run (the speed moves within a run
+    too)."""
+    load = ", ".join(f"{when} {' '.join(f'{x:.2f}' for x in values)}" for when, values in loads.items())
     before, after = reference_ms
     return (f"load average {load} (cores: {os.cpu_count()}); reference loop {before:.0f} ms CPU at the start, "
             f"{after:.0f} at the end (scripts/benchkit.py)")
