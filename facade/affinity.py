@@ -11,8 +11,12 @@ with the threads free, 73-103 µs with them on one CPU; a whole call 541-687 µs
 on one CPU.
 
 `auto` (the default) pins a lone process to the CPU it is running on when it starts (the
-scheduler's choice, so that separate servers on one machine spread as their starts did), and
-leaves the workers of `--workers N` free: pinned one CPU each, two workers gained nothing at 16
+scheduler's choice) unless another server on the machine has claimed that CPU, and then to the
+first CPU nobody has claimed (`claim_cpu`); when every CPU is claimed it leaves the threads free.
+The scheduler's choice alone did not spread servers: two replicas started one after the other,
+the second once the first answered, landed on the same CPU in 5 of 8 tries on 2 cores
+(2026-12-06), each then pinned to the half of the machine the other was using while the other
+half idled (scripts/bench_replicas.py). It leaves the workers of `--workers N` free: pinned one CPU each, two workers gained nothing at 16
 and 64 clients, and 2025-11-25 calls (which may be forwarded from one worker to the other) cost
 2.4-2.7 ms of CPU instead of 0.8-0.9 (`bench_throughput.py --short --workers 2`, two runs each;
 the cause was not found). A list of CPUs (`0,2` or `0-3`) pins worker N to the N-th CPU listed,
@@ -29,8 +33,14 @@ the threads are freed to every CPU the process may use, and pinned again after a
 one. CPU, not time: under load a short job waits for the GIL, and measured by the clock 6 of
 them passed 20 ms in one benchmark run (21-41 ms), freeing the threads for nothing.
 
-What this does not handle: another process that keeps the chosen CPU busy (a second server
-started on it), which a pinned server cannot leave. Two signals were tried and dropped, each
+A claim is an advisory lock on `facade-cpu-N.lock` in a folder every server on the machine
+sees (`FACADE_CPU_CLAIMS_DIR`: /dev/shm, which a systemd unit's private /tmp does not hide;
+else the temporary folder), held for the life of the process; the system releases it however
+the process ends, so a crashed server leaves no stale claim. Servers that do not share the
+folder (containers without a common volume) do not see each other's claims.
+
+What this does not handle: another process that keeps the chosen CPU busy (anything but a
+facade server), which a pinned server cannot leave. Two signals were tried and dropped, each
 firing under the server's own load at 16-64 clients: the event loop's run-queue time
 (/proc/thread-self/schedstat: 43-51% of each second, waiting behind its own worker threads; 50%
 beside a process spinning on its CPU) and other processes' share of the CPU (/proc/stat's busy
@@ -40,8 +50,11 @@ share a machine can be given CPUs (`0` and `1`) or `off`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -144,15 +157,59 @@ class Placement:
             log.info("cpu.pinned", cpu=self.cpu, worker=self.worker)
 
 
+def default_claims_folder() -> str:
+    """Where servers claim CPUs unless told (`FACADE_CPU_CLAIMS_DIR`): /dev/shm, one folder for
+    every process of the machine, where there is one; else the temporary folder."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+
+
+_claims: list[int] = []  # the open lock files: a claim lasts as long as its file stays open
+
+
+def claim_cpu(first: int, allowed: list[int], folder: str) -> int | None:
+    """`first`, else the first of `allowed` that no other server on the machine has claimed,
+    now claimed by this process; None when every one is. A lock file that cannot be opened
+    (another user's, unreadable) counts as claimed: its owner may be serving on that CPU."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        log.warning("cpu.claims_unusable", folder=folder, error=str(exc))
+        return None
+    for cpu in [first, *(c for c in allowed if c != first)]:
+        path = os.path.join(folder, f"facade-cpu-{cpu}.lock")
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            log.warning("cpu.claim_unreadable", cpu=cpu, path=path, error=str(exc))
+            continue
+        with contextlib.suppress(OSError):  # readable by every user whatever the umask (another's: refused)
+            os.fchmod(fd, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # flock needs no write access: any user may claim
+        except OSError:  # held by another server
+            os.close(fd)
+            continue
+        _claims.append(fd)
+        return cpu
+    return None
+
+
 _placement: Placement | None = None
 
 
-def pin(setting: str, worker: int = 1, workers: int = 1) -> Placement | None:
-    """This process's threads on the chosen CPU, followed by `follow_work` once it serves."""
+def pin(setting: str, worker: int = 1, workers: int = 1, claims: str | None = None) -> Placement | None:
+    """This process's threads on the chosen CPU (`auto`: one no other server has claimed in the
+    `claims` folder), followed by `follow_work` once it serves."""
     global _placement
     cpu = chosen_cpu(setting, worker, workers)
     if cpu is None:
         return None
+    if setting == "auto":
+        folder = claims or default_claims_folder()
+        cpu = claim_cpu(cpu, sorted(os.sched_getaffinity(0)), folder)
+        if cpu is None:
+            log.info("cpu.not_pinned", worker=worker, reason="every CPU is claimed by another server", folder=folder)
+            return None
     placement = Placement(cpu, set(os.sched_getaffinity(0)), worker)
     if not placement.place(True):
         return None

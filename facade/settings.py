@@ -21,7 +21,7 @@ from pydantic_settings import (
 )
 
 from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
-from facade.affinity import checked_setting
+from facade.affinity import checked_setting, default_claims_folder
 from facade.errors import ConfigError
 from facade.kit import deadline
 from facade.kit.domain_settings import DEFAULT_DATA_DIR, SHOWN_DEFAULT
@@ -139,8 +139,14 @@ class Settings(BaseSettings):
     )
     cpu_affinity: str = Field(
         default="auto",
-        description="A server's threads on one CPU while its jobs are short: auto (a lone server, where it starts; "
-        "--workers left free), off, or CPUs to hand out one per worker (0,2 or 0-3).",
+        description="A server's threads on one CPU while its jobs are short: auto (a lone server, where it starts unless "
+        "another server claimed that CPU; --workers left free), off, or CPUs to hand out one per worker (0,2 or 0-3).",
+    )
+    cpu_claims_dir: Path = Field(
+        default_factory=lambda: Path(default_claims_folder()),
+        json_schema_extra={SHOWN_DEFAULT: "/dev/shm (else the temporary folder)"},
+        description="Where servers on one machine claim their CPUs (auto), so that each pins a CPU of its own; "
+        "servers that should spread must share it.",
     )
     # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
     call_deadline_seconds: float = Field(

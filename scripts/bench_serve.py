@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchkit import (  # noqa: E402
+    delivered,
     DEV,
     ERAS,
     LEGACY,
@@ -273,8 +273,6 @@ def print_report(report: dict[str, Any], command: str) -> None:
                  else f"overhead (p50 minus handler) f/b {v['overhead_ratio']:.2f}")
         print(f"{v['era']:<11} {v['op']:<32} {v['p50_ratio']:>8.2f} {v['p99_ratio']:>8.2f} {v['rps_ratio']:>8.2f}  "
               f"{v['target']}: {'MET' if v['met'] else 'NOT MET'} ({extra})")
-    if report["first_errors"]:
-        print("\nfirst errors:", *report["first_errors"], sep="\n  ")
 
 
 def main() -> int:
@@ -284,11 +282,7 @@ def main() -> int:
     args = parser.parse_args()
     report = run(PLANS["short" if args.short else "full"])
     report["verdicts"] = verdicts(report)
-    print_report(report, "python scripts/bench_serve.py" + (" --short" if args.short else ""))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
-    errors = sum(r["errors"] for r in report["rows"])
-    return 1 if errors else 0
+    return delivered(report, print_report, "python scripts/bench_serve.py" + (" --short" if args.short else ""), args.json)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 py=.venv/bin/python
 for bench in "bench_catalogue.py" "bench_budget.py" "bench_recall.py --conversations 4" \
              "bench_serve.py --short" "bench_throughput.py --short" "bench_load.py --short" "bench_hostile.py --short" "bench_startup.py --short" \
-             "bench_search.py --short"; do
+             "bench_search.py --short" "bench_replicas.py --short"; do
   echo "== scripts/$bench"
   # shellcheck disable=SC2086 # the options are meant to split
   $py scripts/$bench

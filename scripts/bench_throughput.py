@@ -65,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchkit import (  # noqa: E402
+    delivered,
     DEV,
     ERAS,
     LEGACY,
@@ -429,8 +430,6 @@ def print_report(report: dict[str, Any], command: str) -> None:
     if alone:
         print(f"facade p50 over the floor's plus the handler's, one client: {min(alone):.2f}..{max(alone):.2f} "
               f"(target <= {FLOOR_TARGET}: {'MET' if max(alone) <= FLOOR_TARGET else 'NOT MET'})")
-    if report["first_errors"]:
-        print("first errors:", *report["first_errors"], sep="\n  ")
 
 
 def main() -> int:
@@ -459,10 +458,7 @@ def main() -> int:
         parser.error("--workers > 1 shares its state through Redis: give --redis-url redis://127.0.0.1:6379/<db>")
     plan = PLANS["short" if args.short else "full"]
     report = run(plan, args.workers, args.redis_url, args.fastmcp_python, args.short, args.client, args.affinity)
-    print_report(report, "python scripts/bench_throughput.py " + " ".join(sys.argv[1:]))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
-    return 1 if sum(r["errors"] for r in report["rows"]) else 0
+    return delivered(report, print_report, "python scripts/bench_throughput.py " + " ".join(sys.argv[1:]), args.json)
 
 
 if __name__ == "__main__":

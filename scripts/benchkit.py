@@ -83,6 +83,18 @@ def machine_line(reference_ms: tuple[float, float], **loads: tuple[float, ...]) 
             f"{after:.0f} at the end (scripts/benchkit.py)")
 
 
+def delivered(report: dict[str, Any], printed: Callable[[dict[str, Any], str], None], command: str,
+              json_path: Path | None) -> int:
+    """A load benchmark's ending: its report printed (with its first errors) and written to
+    `json_path` when given; the exit code is 1 when any call got a wrong answer, never for a speed."""
+    printed(report, command)
+    if report["first_errors"]:
+        print("\nfirst errors:", *report["first_errors"], sep="\n  ")
+    if json_path:
+        json_path.write_text(json.dumps(report, indent=2))
+    return 1 if sum(r["errors"] for r in report["rows"]) else 0
+
+
 class PostgresUnavailable(RuntimeError):
     """No database could be created on the admin URL's server; the message says why."""
 

@@ -133,13 +133,13 @@ async def generate(plan: dict[str, Any]) -> dict[str, Any]:
     tally = Tally()
     requests = [base64.b64decode(r) for r in plan["requests"]]
 
-    async def connect(request: bytes) -> Connection:
+    async def connect(request: bytes, port: int) -> Connection:
         _, conn = await loop.create_connection(
-            lambda: Connection(request, tally, loop.create_future()), plan["host"], plan["port"]
+            lambda: Connection(request, tally, loop.create_future()), plan["host"], port
         )
         return conn
 
-    conns = list(await asyncio.gather(*(connect(r) for r in requests)))
+    conns = list(await asyncio.gather(*(connect(r, port) for r, port in zip(requests, plan["ports"], strict=True))))
     for conn in conns:  # the untimed first call
         conn.send()
     await settled(conns, PATIENCE)
@@ -188,15 +188,17 @@ class Generated:
     error_count: int
 
 
-def run_block(host: str, port: int, requests: list[bytes], seconds: float, cpu_probe: Any) -> tuple[Generated, float]:
+def run_block(host: str, port: int | list[int], requests: list[bytes], seconds: float, cpu_probe: Any) -> tuple[Generated, float]:
     """Runs one block in a generator process; returns its tally and `cpu_probe()`'s rise over the
-    timed part (the server's CPU, read by the caller's probe). The tally (up to ~50,000
+    timed part (the server's CPU, read by the caller's probe). `port` may be one per request: each
+    connection to its own server, as a balancer hands connections to replicas. The tally (up to ~50,000
     latencies, a megabyte of JSON) comes back in a file, not on the pipe: once, in a full run,
     the line read from the pipe ended mid-number (2026-12-04), which a file written whole and
     then renamed cannot do; the pipe carries only "ready" and "done"."""
     with tempfile.TemporaryDirectory(prefix="facade-loadgen-") as folder:
         tally_file = Path(folder) / "tally.json"
-        plan = {"host": host, "port": port, "seconds": seconds, "tally": str(tally_file),
+        ports = port if isinstance(port, list) else [port] * len(requests)
+        plan = {"host": host, "ports": ports, "seconds": seconds, "tally": str(tally_file),
                 "requests": [base64.b64encode(r).decode() for r in requests]}
         proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert proc.stdin is not None and proc.stdout is not None

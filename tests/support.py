@@ -107,8 +107,10 @@ class ServerProcess(LoopbackServer):
 
 
 def base_env(workdir: Path) -> dict[str, str]:
-    """Everything a test server or CLI run needs to stay inside `workdir`."""
-    return workdir_env(workdir, write_agents)
+    """Everything a test server or CLI run needs to stay inside `workdir`. Its CPU claims too
+    (facade/affinity.py): the servers of other tests running at the same time would otherwise
+    hold the machine's CPUs, and a test's server would serve unpinned or not as they come and go."""
+    return {**workdir_env(workdir, write_agents), "FACADE_CPU_CLAIMS_DIR": str(workdir / "cpu-claims")}
 
 
 @contextlib.asynccontextmanager

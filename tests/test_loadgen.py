@@ -47,8 +47,8 @@ async def mcp(request: Request) -> Response:
     return Response("boom", status_code=500)
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
+def serving() -> Iterator[tuple[int, Starlette]]:
+    """A server of `mcp` in a thread: its port, and its app (whose state counts the calls)."""
     app = Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
     app.state.calls = 0
     chosen = free_port()
@@ -58,9 +58,24 @@ def port() -> Iterator[int]:
     deadline = time.monotonic() + 30
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
-    yield chosen
+    yield chosen, app
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    for chosen, _ in serving():
+        yield chosen
+
+
+@pytest.fixture(scope="module")
+def two() -> Iterator[list[tuple[int, Starlette]]]:
+    """Two servers, as two replicas behind a balancer."""
+    first, second = serving(), serving()
+    yield [next(first), next(second)]
+    for rest in (first, second):
+        next(rest, None)
 
 
 def block(port: int, kind: str, clients: int = 4):
@@ -88,6 +103,18 @@ class TestLoadGenerator:
         generated = block(port, kind)
         assert generated.error_count == len(generated.latencies) + 4
         assert generated.errors[0].startswith(says)
+
+
+    def test_each_connection_to_the_port_it_is_given(self, two: list[tuple[int, Starlette]]) -> None:
+        """bench_replicas.py deals connections to replicas: every one is served, by its own."""
+        (port_a, app_a), (port_b, app_b) = two
+        ports = [port_a, port_b, port_b, port_b]  # one connection to the first, three to the second
+        requests = [raw_request("127.0.0.1", p, "/mcp", {"X-Kind": "json", "Content-Type": "application/json"}, b"{}")
+                    for p in ports]
+        generated = run_block("127.0.0.1", ports, requests, 0.3, lambda: 0.0)[0]
+        assert generated.error_count == 0, generated.errors
+        assert len(generated.latencies) + 4 == app_a.state.calls + app_b.state.calls
+        assert app_a.state.calls >= 1 and app_b.state.calls > app_a.state.calls  # three connections against one
 
 
 class TestAnswerFailure:
