@@ -12,16 +12,15 @@ on one CPU.
 
 `auto` (the default) pins a lone process to the CPU it is running on when it starts (the
 scheduler's choice) unless another server on the machine has claimed that CPU, and then to the
-first CPU nobody has claimed (`claim_cpu`); when every CPU is claimed it leaves the threads free.
-The scheduler's choice alone did not spread servers: two replicas started one after the other,
-the second once the first answered, landed on the same CPU in 5 of 8 tries on 2 cores
-(2026-12-06), each then pinned to the half of the machine the other was using while the other
-half idled (scripts/bench_replicas.py). It leaves the workers of `--workers N` free: pinned one CPU each, two workers gained nothing at 16
-and 64 clients, and 2025-11-25 calls (which may be forwarded from one worker to the other) cost
-2.4-2.7 ms of CPU instead of 0.8-0.9 (`bench_throughput.py --short --workers 2`, two runs each;
-the cause was not found). A list of CPUs (`0,2` or `0-3`) pins worker N to the N-th CPU listed,
-for an operator who measured their own case; `off` leaves every thread to the scheduler. Nothing
-is pinned where the process may use one CPU only, or where the system cannot pin (not Linux).
+first CPU nobody has claimed (facade/cpu_claims.py says why and how); when every CPU is claimed
+it leaves the threads free. It leaves the workers of `--workers N` free: pinned one CPU each,
+two workers gained nothing at 16 and 64 clients, and 2025-11-25 calls (which may be forwarded
+from one worker to the other) cost 2.4-2.7 ms of CPU instead of 0.8-0.9 (`bench_throughput.py
+--short --workers 2`, two runs each; the cause was not found). A list of CPUs (`0,2` or `0-3`)
+pins worker N to the N-th CPU listed, for an operator who measured their own case, and claims
+it when it is free, so that `auto` servers keep off it; `off` leaves every thread to the
+scheduler. Nothing is pinned where the process may use one CPU only, or where the system cannot
+pin (not Linux).
 
 One CPU is right while every job on the worker threads is short. A job that runs long may be
 doing work that needs no GIL (RE2 over a folder of files, SQLite scanning a table, the kernel
@@ -33,34 +32,26 @@ the threads are freed to every CPU the process may use, and pinned again after a
 one. CPU, not time: under load a short job waits for the GIL, and measured by the clock 6 of
 them passed 20 ms in one benchmark run (21-41 ms), freeing the threads for nothing.
 
-A claim is an advisory lock on `facade-cpu-N.lock` in a folder every server on the machine
-sees (`FACADE_CPU_CLAIMS_DIR`: /dev/shm, which a systemd unit's private /tmp does not hide;
-else the temporary folder), held for the life of the process; the system releases it however
-the process ends, so a crashed server leaves no stale claim. Servers that do not share the
-folder (containers without a common volume) do not see each other's claims.
-
 What this does not handle: another process that keeps the chosen CPU busy (anything but a
-facade server), which a pinned server cannot leave. Two signals were tried and dropped, each
-firing under the server's own load at 16-64 clients: the event loop's run-queue time
+facade server, which claims), which a pinned server cannot leave. Two signals were tried and
+dropped, each firing under the server's own load at 16-64 clients: the event loop's run-queue time
 (/proc/thread-self/schedstat: 43-51% of each second, waiting behind its own worker threads; 50%
 beside a process spinning on its CPU) and other processes' share of the CPU (/proc/stat's busy
-time less this process's own: 45-61%, against 51% beside the spinning process). Servers that
-share a machine can be given CPUs (`0` and `1`) or `off`.
+time less this process's own: 45-61%, against 51% beside the spinning process). Such a machine
+can give the server a CPU (`1`) or `off`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable
 
 import anyio
 import structlog
 
+from facade import cpu_claims
 from facade.errors import StartupError
 
 log = structlog.get_logger("facade.serve")
@@ -157,61 +148,28 @@ class Placement:
             log.info("cpu.pinned", cpu=self.cpu, worker=self.worker)
 
 
-def default_claims_folder() -> str:
-    """Where servers claim CPUs unless told (`FACADE_CPU_CLAIMS_DIR`): /dev/shm, one folder for
-    every process of the machine, where there is one; else the temporary folder."""
-    return "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-
-
-_claims: list[int] = []  # the open lock files: a claim lasts as long as its file stays open
-
-
-def claim_cpu(first: int, allowed: list[int], folder: str) -> int | None:
-    """`first`, else the first of `allowed` that no other server on the machine has claimed,
-    now claimed by this process; None when every one is. A lock file that cannot be opened
-    (another user's, unreadable) counts as claimed: its owner may be serving on that CPU."""
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        log.warning("cpu.claims_unusable", folder=folder, error=str(exc))
-        return None
-    for cpu in [first, *(c for c in allowed if c != first)]:
-        path = os.path.join(folder, f"facade-cpu-{cpu}.lock")
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            log.warning("cpu.claim_unreadable", cpu=cpu, path=path, error=str(exc))
-            continue
-        with contextlib.suppress(OSError):  # readable by every user whatever the umask (another's: refused)
-            os.fchmod(fd, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # flock needs no write access: any user may claim
-        except OSError:  # held by another server
-            os.close(fd)
-            continue
-        _claims.append(fd)
-        return cpu
-    return None
-
-
 _placement: Placement | None = None
 
 
 def pin(setting: str, worker: int = 1, workers: int = 1, claims: str | None = None) -> Placement | None:
     """This process's threads on the chosen CPU (`auto`: one no other server has claimed in the
-    `claims` folder), followed by `follow_work` once it serves."""
+    `claims` folder, by default facade/cpu_claims.py's), followed by `follow_work` once it serves."""
     global _placement
     cpu = chosen_cpu(setting, worker, workers)
     if cpu is None:
         return None
+    folder = claims or cpu_claims.default_folder()
+    allowed = sorted(os.sched_getaffinity(0))
     if setting == "auto":
-        folder = claims or default_claims_folder()
-        cpu = claim_cpu(cpu, sorted(os.sched_getaffinity(0)), folder)
+        cpu = cpu_claims.claim([cpu, *(c for c in allowed if c != cpu)], folder)
         if cpu is None:
             log.info("cpu.not_pinned", worker=worker, reason="every CPU is claimed by another server", folder=folder)
             return None
-    placement = Placement(cpu, set(os.sched_getaffinity(0)), worker)
+    else:  # the operator's CPU: pinned whoever holds it, claimed if free so that `auto` servers keep off it
+        cpu_claims.claim([cpu], folder)
+    placement = Placement(cpu, set(allowed), worker)
     if not placement.place(True):
+        cpu_claims.release(cpu)  # not serving there: another server may
         return None
     log.info("cpu.pinned", cpu=cpu, worker=worker, setting=setting)
     _placement = placement

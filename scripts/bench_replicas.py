@@ -2,8 +2,9 @@
 
 `facade serve` pins a lone server to one CPU (facade/affinity.py). Two replicas on one machine,
 the second started once the first answered (a rolling start, two service units), landed on the
-same CPU in 5 of 8 tries on 2 cores (2026-12-06), until each claimed a CPU of its own. This
-benchmark serves one workload through replicas placed four ways, side by side in one run:
+same CPU in 5 of 8 tries on 2 cores (2026-12-06), until each claimed a CPU of its own
+(facade/cpu_claims.py; `--starts N` counts it again). This benchmark serves one workload through
+replicas placed four ways, side by side in one run:
 
 - `claimed`: two replicas with `auto`, as shipped, the second started once the first answers:
   it claims a CPU the first has not;
@@ -19,15 +20,16 @@ POSTs, which a balancer may send to any replica) as the agent `atlas`, from the 
 them. Every replica opens the one seeded SQLite database. Blocks alternate, their order reversed
 every round, so a busy machine hurts every side alike; only ratios within one run count.
 
-    python scripts/bench_replicas.py            # 2 rounds of 3 s blocks
-    python scripts/bench_replicas.py --short    # 1 round of 0.5 s blocks
+    python scripts/bench_replicas.py              # 2 rounds of 3 s blocks
+    python scripts/bench_replicas.py --short      # 1 round of 0.5 s blocks
+    python scripts/bench_replicas.py --starts 8   # 8 pairs started in turn, each way: how many share a CPU
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,12 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_throughput import CALLS, PLANS, Block, Plan, Side, facade_side  # noqa: E402
-from benchkit import MODERN, LoopbackServer, delivered, fresh_workdir, machine_line, reference_loop_ms  # noqa: E402
+from benchkit import MODERN, LoopbackServer, delivered, fresh_workdir, machine_line, pinned_cpu, reference_loop_ms  # noqa: E402
 from loadgen import run_block  # noqa: E402
 
 CLIENTS = (16, 64)
 SIDES = ("claimed", "one CPU", "free", "alone")
-PINNED = re.compile(r'"cpu":\s*(\d+)[^\n]*"event":\s*"cpu\.pinned"')
 
 
 def placement(side: str, cpu: int) -> tuple[int, str]:
@@ -64,11 +65,19 @@ def start_side(workdir: Path, side: str, cpu: int) -> list[LoopbackServer]:
 
 def pinned_cpus(replicas: list[LoopbackServer]) -> list[int | None]:
     """The CPU each replica's log says it pinned, None for one that pinned none."""
-    found = []
-    for server in replicas:
-        match = PINNED.search(server.log())
-        found.append(int(match.group(1)) if match else None)
-    return found
+    return [pinned_cpu(server.log()) for server in replicas]
+
+
+def misplaced(cpus: dict[str, list[int | None]], cpu: int) -> list[str]:
+    """The sides that did not land as their names say (their rows would be mislabelled)."""
+    wrong = []
+    if None in cpus["claimed"] or len(set(cpus["claimed"])) != 2:
+        wrong.append(f"claimed: {cpus['claimed']}, not two CPUs")
+    if cpus["one CPU"] != [cpu, cpu]:
+        wrong.append(f"one CPU: {cpus['one CPU']}, not [{cpu}, {cpu}]")
+    if cpus["free"] != [None, None]:
+        wrong.append(f"free: {cpus['free']}, pinned")
+    return wrong
 
 
 def block(replicas: list[LoopbackServer], tool: str, clients: int, seconds: float) -> Block:
@@ -79,9 +88,8 @@ def block(replicas: list[LoopbackServer], tool: str, clients: int, seconds: floa
     requests = [side.wire(MODERN, tool, None) for side in chosen]
     generated, cpu = run_block("127.0.0.1", [side.served.port for side in chosen], requests, seconds,
                                lambda: sum(side.cpu_seconds() for side in sides))
-    out = Block(latencies=generated.latencies, errors=generated.error_count, first_errors=generated.errors,
-                elapsed=generated.elapsed, cpu=cpu, client_cpu=generated.cpu)
-    return out
+    return Block(latencies=generated.latencies, errors=generated.error_count, first_errors=generated.errors,
+                 elapsed=generated.elapsed, cpu=cpu, client_cpu=generated.cpu)
 
 
 def run(plan: Plan) -> dict[str, Any]:
@@ -108,9 +116,36 @@ def run(plan: Plan) -> dict[str, Any]:
                 server.stop()
     rows = [{"tool": tool, "clients": clients, "side": side, **b.row()} for (tool, clients, side), b in results.items()]
     first_errors = [e for b in results.values() for e in b.first_errors][:5]
-    return {"plan": plan.__dict__, "pinned": cpus, "rows": rows, "first_errors": first_errors,
+    return {"plan": plan.__dict__, "pinned": cpus, "misplaced": misplaced(cpus, cpu), "rows": rows, "first_errors": first_errors,
             "load_average": {"before": load_before, "after": os.getloadavg()},
             "reference_loop_ms": (reference_ms, reference_loop_ms()), "workdir": str(workdir)}
+
+
+STARTS = ("own folders", "one folder")
+
+
+def starts(tries: int) -> dict[str, Any]:
+    """`tries` times each, alternating: two `auto` replicas, the second started once the first
+    answers, with a claims folder each (so each pins the CPU it starts on, as before claims) and
+    with one folder (as shipped); how often the two pinned one CPU."""
+    workdir = fresh_workdir("bench-replicas-starts-")
+    shared = {variant: 0 for variant in STARTS}
+    for n in range(tries):
+        for variant in STARTS if n % 2 == 0 else STARTS[::-1]:
+            pair: list[LoopbackServer] = []
+            try:
+                for k in (1, 2):
+                    server = facade_side(workdir, 1, None, "auto")
+                    server.name = f"start_{n}_{variant.replace(' ', '_')}_{k}"
+                    folder = f"claims-{n}-{k}" if variant == "own folders" else f"claims-{n}"
+                    server.env["FACADE_CPU_CLAIMS_DIR"] = str(workdir / folder)
+                    pair.append(server.start())
+                first, second = pinned_cpus(pair)
+            finally:
+                for server in pair:
+                    server.stop()
+            shared[variant] += first is not None and first == second
+    return {"tries": tries, "one_cpu": shared, "workdir": str(workdir)}
 
 
 def print_report(report: dict[str, Any], command: str) -> None:
@@ -136,15 +171,29 @@ def print_report(report: dict[str, Any], command: str) -> None:
     claimed = [r["calls_per_s"] / by[r["tool"], r["clients"], "one CPU"]["calls_per_s"]
                for r in report["rows"] if r["side"] == "claimed"]
     print(f"\ntwo claimed replicas over two on one CPU: {min(claimed):.2f}x..{max(claimed):.2f}x calls/s")
+    if report["misplaced"]:
+        print("NOTE: placed otherwise than the sides' names say, so their rows are not what they are labelled:",
+              *report["misplaced"], sep="\n  ")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--short", action="store_true", help="one round of short blocks")
+    parser.add_argument("--starts", type=int, metavar="N",
+                        help="instead: N pairs of replicas started in turn, each way; how many pinned one CPU")
     parser.add_argument("--json", type=Path, help="also write the report here")
     args = parser.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         print("bench_replicas.py: nothing to measure with one CPU (placement changes nothing there)")
+        return 0
+    if args.starts:
+        counted = starts(args.starts)
+        print(f"$ python scripts/bench_replicas.py --starts {args.starts}")
+        print(f"pairs of replicas started in turn that pinned one CPU, of {counted['tries']}: "
+              + "; ".join(f"{variant} {n}" for variant, n in counted["one_cpu"].items())
+              + " (own folders: each pins where it starts, as before claims; one folder: as shipped)")
+        if args.json:
+            args.json.write_text(json.dumps(counted, indent=2))
         return 0
     report = run(PLANS["short" if args.short else "full"])
     return delivered(report, print_report, "python scripts/bench_replicas.py " + " ".join(sys.argv[1:]), args.json)

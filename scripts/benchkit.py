@@ -95,6 +95,16 @@ def delivered(report: dict[str, Any], printed: Callable[[dict[str, Any], str], N
     return 1 if sum(r["errors"] for r in report["rows"]) else 0
 
 
+def pinned_cpu(log_text: str) -> int | None:
+    """The CPU a server's JSON log says it pinned (`cpu.pinned`, facade/affinity.py), None when
+    it pinned none."""
+    for line in log_text.splitlines():
+        if '"cpu.pinned"' in line:
+            with contextlib.suppress(ValueError, KeyError):
+                return int(json.loads(line[line.index("{"):])["cpu"])
+    return None
+
+
 class PostgresUnavailable(RuntimeError):
     """No database could be created on the admin URL's server; the message says why."""
 
@@ -141,6 +151,9 @@ def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_
         "FACADE_FILES_ROOT": str(workdir / "files"),
         "FACADE_SEED": "true",
         "FACADE_LOG_JSON": "true",
+        # CPU claims of the folder's own (facade/cpu_claims.py): servers of other runs and tests
+        # on the machine at the same time would otherwise decide whether this one pins.
+        "FACADE_CPU_CLAIMS_DIR": str(workdir / "cpu-claims"),
         "PYTHONPATH": str(REPO),
     }
 
@@ -344,7 +357,7 @@ def serve_baseline(port: int | None) -> None:
     if os.environ.get("BENCH_BASELINE_AFFINITY"):  # bench_throughput.py --affinity: the facade's own policy
         from facade.affinity import pin
 
-        pin(os.environ["BENCH_BASELINE_AFFINITY"])
+        pin(os.environ["BENCH_BASELINE_AFFINITY"], claims=os.environ.get("FACADE_CPU_CLAIMS_DIR"))
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
     if port is None:
         server.run("stdio")

@@ -107,10 +107,8 @@ class ServerProcess(LoopbackServer):
 
 
 def base_env(workdir: Path) -> dict[str, str]:
-    """Everything a test server or CLI run needs to stay inside `workdir`. Its CPU claims too
-    (facade/affinity.py): the servers of other tests running at the same time would otherwise
-    hold the machine's CPUs, and a test's server would serve unpinned or not as they come and go."""
-    return {**workdir_env(workdir, write_agents), "FACADE_CPU_CLAIMS_DIR": str(workdir / "cpu-claims")}
+    """Everything a test server or CLI run needs to stay inside `workdir` (its CPU claims too)."""
+    return workdir_env(workdir, write_agents)
 
 
 @contextlib.asynccontextmanager

@@ -5,22 +5,26 @@ and a clear refusal of a setting that cannot be served."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from facade import affinity
+from facade import affinity, cpu_claims
 from facade.affinity import checked_setting, chosen_cpu, parse_cpus
 from tests.support import DEV, REPO, ServerProcess
 from tests.test_economy import facade
 
-from benchkit import modern_body, modern_headers
+from benchkit import modern_body, modern_headers, pinned_cpu
 
 MANY_CPUS = pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
@@ -94,79 +98,158 @@ class TestChoice:
 
 CLAIMER = """
 import sys
-from facade.affinity import claim_cpu
-print("CLAIMED", claim_cpu(int(sys.argv[1]), [int(c) for c in sys.argv[2].split(",")], sys.argv[3]), flush=True)
+from facade import cpu_claims
+print("CLAIMED", cpu_claims.claim([int(c) for c in sys.argv[1].split(",")], sys.argv[2]), flush=True)
 sys.stdin.readline()  # holds its claim until told
 """
 
 
 class Claimer:
-    """Another server's claim: a process of its own that claims a CPU and holds it until stopped."""
+    """Another server's claim: a process of its own that claims the first free CPU of `cpus` and
+    holds it until stopped."""
 
-    def __init__(self, first: int, allowed: list[int], folder: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", CLAIMER, str(first), ",".join(map(str, allowed)), str(folder)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    def __init__(self, cpus: list[int], folder: Path) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", CLAIMER, ",".join(map(str, cpus)), str(folder)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO)
+        try:
+            self.cpu = self._said()
+        except BaseException:
+            self.stop(kill=True)
+            raise
+
+    def _said(self) -> int | None:
+        """What it claimed, read with a generous bound: a claim that hangs fails the test. Read
+        from the pipe itself (select cannot see lines a buffered reader already holds)."""
         assert self.process.stdout is not None
-        said = ""
-        while not said.startswith("CLAIMED "):  # after any log line
-            said = self.process.stdout.readline()
-            assert said, "the claimer ended without saying"
-        cpu = said.split()[1]
-        self.cpu = None if cpu == "None" else int(cpu)
+        fd = self.process.stdout.fileno()
+        out = b""
+        deadline = time.monotonic() + 60
+        while b"CLAIMED " not in out or not out.split(b"CLAIMED ", 1)[1].count(b"\n"):  # after any log line
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise AssertionError(f"the claimer said nothing for 60 s: the claim hangs ({out!r})")
+            chunk = os.read(fd, 4096)
+            assert chunk, f"the claimer ended without saying what it claimed ({out!r})"
+            out += chunk
+        cpu = out.split(b"CLAIMED ", 1)[1].split()[0]
+        return None if cpu == b"None" else int(cpu)
 
     def stop(self, kill: bool = False) -> None:
         if kill:  # as a crash ends it: no code of its own runs
             self.process.kill()
         else:
-            self.process.communicate("\n", timeout=60)
+            self.process.communicate(b"\n", timeout=60)
         self.process.wait(60)
 
 
-class TestClaims:
-    """Servers on one machine each take a CPU no other has claimed (`claim_cpu`), across processes."""
-
-    def test_the_first_choice_then_the_next_free_then_none(self, tmp_path: Path) -> None:
-        claimers = [Claimer(2, [0, 1, 2], tmp_path) for _ in range(4)]
-        try:
-            assert [c.cpu for c in claimers] == [2, 0, 1, None]
-        finally:
-            for claimer in claimers:
+@contextlib.contextmanager
+def claimers(folder: Path, *choices: list[int]) -> Iterator[list[Claimer]]:
+    """One claimer per list of CPUs, started in order, all stopped afterwards whatever happens."""
+    started: list[Claimer] = []
+    try:
+        for cpus in choices:
+            started.append(Claimer(cpus, folder))
+        yield started
+    finally:
+        for claimer in started:
+            if claimer.process.poll() is None:
                 claimer.stop()
 
-    def test_a_claim_ends_with_its_process_however_it_ends(self, tmp_path: Path) -> None:
-        first = Claimer(0, [0, 1], tmp_path)
-        second = Claimer(0, [0, 1], tmp_path)
-        assert (first.cpu, second.cpu) == (0, 1)
-        first.stop(kill=True)
-        again = Claimer(1, [0, 1], tmp_path)  # 1 is still held: the crashed server's 0 is free
-        try:
-            assert again.cpu == 0
-        finally:
-            again.stop()
-            second.stop()
 
-    def test_a_lock_file_it_cannot_open_counts_as_claimed(self, tmp_path: Path) -> None:
-        (tmp_path / "facade-cpu-0.lock").symlink_to(tmp_path / "elsewhere")  # O_NOFOLLOW refuses it
-        claimer = Claimer(0, [0, 1], tmp_path)
+class TestClaims:
+    """Servers on one machine each take a CPU no other has claimed (facade/cpu_claims.py), across
+    processes, and nothing another user leaves at a lock's path makes a server hang or touch it."""
+
+    def test_the_first_choice_then_the_next_free_then_none(self, tmp_path: Path) -> None:
+        with claimers(tmp_path, *[[2, 0, 1]] * 4) as held:
+            assert [c.cpu for c in held] == [2, 0, 1, None]
+
+    def test_a_claim_ends_with_its_process_however_it_ends(self, tmp_path: Path) -> None:
+        with claimers(tmp_path, [0, 1], [0, 1]) as (first, second):
+            assert (first.cpu, second.cpu) == (0, 1)
+            first.stop(kill=True)
+            with claimers(tmp_path, [1, 0]) as (again,):  # 1 is still held: the killed one's 0 is free
+                assert again.cpu == 0
+
+    def test_a_claim_given_back_is_free_again(self, tmp_path: Path) -> None:
+        assert cpu_claims.claim([0], str(tmp_path)) == 0
         try:
-            assert claimer.cpu == 1
+            with claimers(tmp_path, [0, 1]) as (other,):
+                assert other.cpu == 1
         finally:
-            claimer.stop()
+            cpu_claims.release(0)
+        with claimers(tmp_path, [0, 1]) as (other,):
+            assert other.cpu == 0
+
+    @pytest.mark.parametrize("kind", ["symlink", "fifo", "hard link", "folder"])
+    def test_anything_but_a_lock_file_at_its_path_counts_as_claimed(self, tmp_path: Path, kind: str) -> None:
+        """A link is not followed, a FIFO does not hang the start, a hard link to a file of the
+        server's user is neither locked nor made readable."""
+        path = tmp_path / "facade-cpu-0.lock"
+        secret = tmp_path / "secret"
+        secret.write_text("")
+        secret.chmod(0o600)
+        if kind == "symlink":
+            path.symlink_to(secret)
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "hard link":
+            os.link(secret, path)
+        else:
+            path.mkdir()
+        with claimers(tmp_path, [0, 1]) as (claimer,):
+            assert claimer.cpu == 1
+        assert secret.stat().st_mode & 0o777 == 0o600
+
+    def test_an_existing_lock_file_is_claimed_as_it_is(self, tmp_path: Path) -> None:
+        """A lock file left by a server that has ended (of any user) is free: opened, not created."""
+        (tmp_path / "facade-cpu-0.lock").write_text("")
+        (tmp_path / "facade-cpu-0.lock").chmod(0o444)
+        with claimers(tmp_path, [0, 1]) as (claimer,):
+            assert claimer.cpu == 0
 
     def test_an_unusable_folder_claims_nothing(self, tmp_path: Path) -> None:
         (tmp_path / "file").write_text("")
-        assert affinity.claim_cpu(0, [0, 1], str(tmp_path / "file" / "claims")) is None
+        assert cpu_claims.claim([0, 1], str(tmp_path / "file" / "claims")) is None
 
-    def test_the_default_folder_is_one_the_whole_machine_sees(self) -> None:
-        assert affinity.default_claims_folder() == ("/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir())
+    def test_the_default_folder_is_dev_shm_else_the_temporary_folder(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(cpu_claims.os.path, "isdir", lambda path: path == "/dev/shm")
+        assert cpu_claims.default_folder() == "/dev/shm"
+        monkeypatch.setattr(cpu_claims.os.path, "isdir", lambda path: False)
+        assert cpu_claims.default_folder() == tempfile.gettempdir()
+
+    def test_a_relative_folder_is_refused(self, tmp_path: Path) -> None:
+        done = facade(tmp_path, "serve", env={"FACADE_CPU_CLAIMS_DIR": "claims"})
+        assert done.returncode == 2, done.stderr
+        assert "FACADE_CPU_CLAIMS_DIR=claims: must be an absolute folder" in done.stderr
 
 
-def pinned_cpu(server: ServerProcess) -> int | None:
-    """The CPU a server's `cpu.pinned` line names, None when it pinned none."""
-    for line in server.log().splitlines():
-        if '"cpu.pinned"' in line:
-            return int(json.loads(line[line.index("{"):])["cpu"])
-    return None
+@MANY_CPUS
+class TestPinClaims:
+    """`pin` with the system's pinning replaced, so that this test process stays free."""
+
+    @pytest.fixture(autouse=True)
+    def _no_pinning(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(affinity, "_placement", None)
+        monkeypatch.setattr(affinity.os, "sched_setaffinity", lambda _, cpus: None)
+
+    def test_a_cpu_the_operator_names_is_claimed_so_that_auto_keeps_off_it(self, tmp_path: Path) -> None:
+        first = min(os.sched_getaffinity(0))
+        assert affinity.pin(str(first), claims=str(tmp_path)) is not None
+        try:
+            with claimers(tmp_path, sorted(os.sched_getaffinity(0))) as (auto,):
+                assert auto.cpu is not None and auto.cpu != first
+        finally:
+            cpu_claims.release(first)
+
+    def test_a_claim_is_given_back_when_the_system_refuses_to_pin(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        def refuse(_: int, cpus: set[int]) -> None:
+            raise PermissionError("not in this sandbox")
+
+        monkeypatch.setattr(affinity.os, "sched_setaffinity", refuse)
+        assert affinity.pin("auto", claims=str(tmp_path)) is None
+        with claimers(tmp_path, *[[c] for c in sorted(os.sched_getaffinity(0))]) as held:
+            assert None not in [c.cpu for c in held]  # every CPU free for the servers that can pin
 
 
 @MANY_CPUS
@@ -200,13 +283,36 @@ class TestServe:
         try:
             second = ServerProcess(tmp_path / "two", env=claims).start()
             try:
-                cpus = (pinned_cpu(first), pinned_cpu(second))
+                cpus = (pinned_cpu(first.log()), pinned_cpu(second.log()))
                 assert None not in cpus and cpus[0] != cpus[1], cpus
                 assert set(cpus_of_threads(second.pid).values()) == {str(cpus[1])}
             finally:
                 second.stop()
         finally:
             first.stop()
+
+    def test_a_server_takes_the_cpu_nobody_has_claimed(self, tmp_path: Path) -> None:
+        """Every CPU but the last is held in the server's claims folder: it pins that one."""
+        allowed = sorted(os.sched_getaffinity(0))
+        with claimers(tmp_path / "claims", *[[c] for c in allowed[:-1]]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_DIR": str(tmp_path / "claims")}).start()
+            try:
+                assert pinned_cpu(server.log()) == allowed[-1]
+            finally:
+                server.stop()
+
+    def test_a_server_finding_every_cpu_claimed_serves_with_its_threads_free(self, tmp_path: Path) -> None:
+        allowed = sorted(os.sched_getaffinity(0))
+        with claimers(tmp_path / "claims", *[[c] for c in allowed]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_DIR": str(tmp_path / "claims")}).start()
+            try:
+                self._call(server)
+                assert pinned_cpu(server.log()) is None
+                assert "every CPU is claimed by another server" in server.log()
+                mine = Path(f"/proc/{os.getpid()}/status").read_text().split("Cpus_allowed_list:")[1].split()[0]
+                assert set(cpus_of_threads(server.pid).values()) == {mine}  # every thread free
+            finally:
+                server.stop()
 
     def test_off_leaves_the_threads_free(self, tmp_path: Path) -> None:
         server = ServerProcess(tmp_path, env={"FACADE_CPU_AFFINITY": "off"}).start()
