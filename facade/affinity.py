@@ -151,25 +151,25 @@ class Placement:
 _placement: Placement | None = None
 
 
-def pin(setting: str, worker: int = 1, workers: int = 1, claims: str | None = None) -> Placement | None:
-    """This process's threads on the chosen CPU (`auto`: one no other server has claimed in the
-    `claims` folder, by default facade/cpu_claims.py's), followed by `follow_work` once it serves."""
+def pin(setting: str, worker: int = 1, workers: int = 1, scope: str = cpu_claims.DEFAULT_SCOPE) -> Placement | None:
+    """This process's threads on the chosen CPU (`auto`: one no other server has claimed in
+    `scope`, facade/cpu_claims.py), followed by `follow_work` once it serves."""
     global _placement
     cpu = chosen_cpu(setting, worker, workers)
     if cpu is None:
         return None
-    folder = claims or cpu_claims.default_folder()
     allowed = sorted(os.sched_getaffinity(0))
     if setting == "auto":
-        cpu = cpu_claims.claim([cpu, *(c for c in allowed if c != cpu)], folder)
+        cpu = cpu_claims.claim([cpu, *(c for c in allowed if c != cpu)], scope)
         if cpu is None:
-            log.info("cpu.not_pinned", worker=worker, reason="every CPU is claimed by another server", folder=folder)
+            log.info("cpu.not_pinned", worker=worker, scope=scope,
+                     reason="no CPU could be claimed: each is held by another server (or a warning above says why not)")
             return None
     else:  # the operator's CPU: pinned whoever holds it, claimed if free so that `auto` servers keep off it
-        cpu_claims.claim([cpu], folder)
+        cpu_claims.take(cpu, scope)
     placement = Placement(cpu, set(allowed), worker)
     if not placement.place(True):
-        cpu_claims.release(cpu)  # not serving there: another server may
+        cpu_claims.release(cpu, scope)  # not serving there: another server may
         return None
     log.info("cpu.pinned", cpu=cpu, worker=worker, setting=setting)
     _placement = placement

@@ -1,113 +1,79 @@
-"""Servers on one machine each on a CPU of their own (`FACADE_CPU_CLAIMS_DIR`; facade/affinity.py
+"""Servers on one machine each on a CPU of their own (`FACADE_CPU_CLAIMS_SCOPE`; facade/affinity.py
 pins to the CPU claimed here).
 
 Pinning "the CPU a server starts on" left the choice to the scheduler, and it did not spread
 servers: two replicas started one after the other, the second once the first answered, landed on
-the same CPU in 5 of 8 tries on 2 cores (2026-12-06; `scripts/bench_replicas.py --starts 8`),
-and two replicas on one CPU served less than one alone.
+the same CPU in 5 of 8 tries on 2 cores, and in 15 of 16 in another run (2026-12-06;
+`scripts/bench_replicas.py --starts 16`); two replicas on one CPU served less than one alone.
 
-A claim is an advisory lock (flock) on `facade-cpu-N.lock` in a folder every server of the
-machine sees: /dev/shm, which a service's private /tmp does not hide, else the temporary folder.
-It lasts as long as the file stays open, so the system releases it however the process ends and
-a crashed server leaves no stale claim. Servers that share no folder (containers without a
-common volume) do not see each other's claims.
-
-The folder is world-writable, so what is found at a lock's path is not trusted: it is opened
-without following a link, without blocking (a FIFO there would hang the start), without
-creating it unless it is absent (the kernel refuses an O_CREAT open of another user's file in a
-sticky folder, which would count the CPU as taken for good), and used only when it is a regular
-file with one link (a hard link to another file is not ours to lock or to chmod). Anything else
-at that path counts as a claim: someone may be serving there, and a server that cannot claim
-still serves, only unpinned.
+A claim is a Unix socket bound to a name in Linux's abstract namespace (`facade-cpu/<scope>/<n>`):
+a name only one socket can hold, released by the system however the process ends (a crashed
+server leaves no stale claim), and written nowhere, so the data folder stays the only place a
+server writes (a first version used lock files in /dev/shm, and had to distrust whatever another
+user left at their paths: links, FIFOs, files it could not open). The namespace is the network
+namespace's: servers in containers with networks of their own do not see each other's claims.
+Any process may hold any name; one that holds them all leaves servers unpinned, never stopped.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
-import os
-import stat
-import tempfile
+import re
+import socket
 
 import structlog
 
 log = structlog.get_logger("facade.serve")
 
-_held: dict[int, int] = {}  # CPU -> the open lock file that claims it for this process
+SCOPE_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+DEFAULT_SCOPE = "facade"
+
+_held: dict[bytes, socket.socket] = {}  # name -> the socket that holds it for this process
 
 
-def default_folder() -> str:
-    """Where servers claim CPUs unless told: /dev/shm, one folder for every process of the
-    machine, where there is one; else the temporary folder."""
-    return "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+def checked_scope(value: str) -> str:
+    """The scope as given, when it can be part of a name (facade/settings.py)."""
+    if not SCOPE_PATTERN.fullmatch(value):
+        raise ValueError("must be 1-64 letters, digits, dots, dashes or underscores, the same for servers that should spread")
+    return value
 
 
-def claim(cpus: list[int], folder: str) -> int | None:
-    """The first of `cpus` that no other server has claimed in `folder`, now claimed by this
-    process; None when every one is (or the folder cannot be used)."""
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        log.warning("cpu.claims_unusable", folder=folder, error=str(exc))
-        return None
+def claim(cpus: list[int], scope: str) -> int | None:
+    """The first of `cpus` that no other process holds in `scope`, now held by this one; None
+    when every one is held (or the system has no abstract namespace)."""
     for cpu in cpus:
-        if take(cpu, folder):
+        if take(cpu, scope):
             return cpu
     return None
 
 
-def take(cpu: int, folder: str) -> bool:
-    """Claims `cpu` when nobody holds it; False when somebody does, or may."""
-    if cpu in _held:
+def take(cpu: int, scope: str) -> bool:
+    """Holds `cpu`'s name in `scope` when nobody does; False when somebody does."""
+    name = _name(cpu, scope)
+    if name in _held:
         return True
-    path = os.path.join(folder, f"facade-cpu-{cpu}.lock")
-    fd = _open_lock(path)
-    if fd is None:
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # not inherited across exec (PEP 446)
+    except (OSError, AttributeError) as exc:  # no Unix sockets here: nothing to coordinate with
+        log.warning("cpu.claim_failed", cpu=cpu, error=str(exc))
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # needs no write access: any user may claim
+        sock.bind(name)
     except OSError as exc:
-        os.close(fd)
-        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):  # not a holder: a folder that cannot lock
-            log.warning("cpu.claim_failed", cpu=cpu, path=path, error=str(exc))
+        sock.close()
+        if exc.errno != errno.EADDRINUSE:  # not a holder: a system without the abstract namespace
+            log.warning("cpu.claim_failed", cpu=cpu, error=str(exc))
         return False
-    _held[cpu] = fd
+    _held[name] = sock
     return True
 
 
-def release(cpu: int) -> None:
+def release(cpu: int, scope: str) -> None:
     """Gives a claim back (a server that could not pin where it claimed)."""
-    fd = _held.pop(cpu, None)
-    if fd is not None:
-        os.close(fd)
+    sock = _held.pop(_name(cpu, scope), None)
+    if sock is not None:
+        sock.close()
 
 
-def _open_lock(path: str) -> int | None:
-    """The lock file at `path` opened read-only, created when absent; None when what is there
-    is not one this process may lock (the module's docstring says why each check)."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    for _ in range(3):  # created or removed by another server meanwhile: look again
-        try:
-            fd = os.open(path, flags)
-        except FileNotFoundError:
-            try:
-                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                log.warning("cpu.claim_unreadable", path=path, error=str(exc))
-                return None
-            with contextlib.suppress(OSError):
-                os.fchmod(fd, 0o644)  # readable by every user whatever the umask: theirs to claim too
-            return fd
-        except OSError as exc:
-            log.warning("cpu.claim_unreadable", path=path, error=str(exc))
-            return None
-        found = os.fstat(fd)
-        if stat.S_ISREG(found.st_mode) and found.st_nlink == 1:
-            return fd
-        os.close(fd)
-        log.warning("cpu.claim_unreadable", path=path, error="not a regular file of one link")
-        return None
-    return None
+def _name(cpu: int, scope: str) -> bytes:
+    return f"\0facade-cpu/{scope}/{cpu}".encode()

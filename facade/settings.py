@@ -21,8 +21,8 @@ from pydantic_settings import (
 )
 
 from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
+from facade import cpu_claims
 from facade.affinity import checked_setting
-from facade.cpu_claims import default_folder
 from facade.errors import ConfigError
 from facade.kit import deadline
 from facade.kit.domain_settings import DEFAULT_DATA_DIR, SHOWN_DEFAULT
@@ -143,11 +143,10 @@ class Settings(BaseSettings):
         description="A server's threads on one CPU while its jobs are short: auto (a lone server, where it starts unless "
         "another server claimed that CPU; --workers left free), off, or CPUs to hand out one per worker (0,2 or 0-3).",
     )
-    cpu_claims_dir: Path = Field(
-        default_factory=lambda: Path(default_folder()),
-        json_schema_extra={SHOWN_DEFAULT: "/dev/shm (else the temporary folder)"},
-        description="Where servers on one machine claim their CPUs (auto), so that each pins a CPU of its own; "
-        "servers that should spread must share it, and each one's user must be able to write it.",
+    cpu_claims_scope: str = Field(
+        default=cpu_claims.DEFAULT_SCOPE,
+        description="The name under which servers on one machine claim their CPUs (auto), so that each pins a CPU "
+        "of its own; servers that should spread share it (nothing is written: facade/cpu_claims.py).",
     )
     # Long handlers stop themselves at their next step past it (facade/kit/deadline.py).
     call_deadline_seconds: float = Field(
@@ -206,12 +205,10 @@ class Settings(BaseSettings):
     def _cpu_setting(cls, value: str) -> str:
         return checked_setting(value)
 
-    @field_validator("cpu_claims_dir")
+    @field_validator("cpu_claims_scope")
     @classmethod
-    def _absolute(cls, value: Path) -> Path:
-        if not value.is_absolute():  # relative to each server's own working folder: servers would not meet there
-            raise ValueError("must be an absolute folder, the same for every server on the machine (such as /dev/shm)")
-        return value
+    def _scope(cls, value: str) -> str:
+        return cpu_claims.checked_scope(value)
 
     @field_validator("max_body_bytes")
     @classmethod

@@ -13,8 +13,8 @@ replicas placed four ways, side by side in one run:
 - `free`: two replicas with `off`, every thread left to the scheduler;
 - `alone`: one replica with `auto`, for scale.
 
-Each side claims CPUs in a folder of its own, so sides and other servers on the machine do not
-take each other's. Calls: 2026-07-28 `files.stat` and `projects.project_get` (self-contained
+Each side claims CPUs in a scope of its own (`FACADE_CPU_CLAIMS_SCOPE`), so sides and other
+servers on the machine do not take each other's. Calls: 2026-07-28 `files.stat` and `projects.project_get` (self-contained
 POSTs, which a balancer may send to any replica) as the agent `atlas`, from the lean generator
 (scripts/loadgen.py), its connections dealt to the replicas in turn, as a layer-4 balancer deals
 them. Every replica opens the one seeded SQLite database. Blocks alternate, their order reversed
@@ -38,7 +38,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_throughput import CALLS, PLANS, Block, Plan, Side, facade_side  # noqa: E402
-from benchkit import MODERN, LoopbackServer, delivered, fresh_workdir, machine_line, pinned_cpu, reference_loop_ms  # noqa: E402
+from benchkit import (  # noqa: E402
+    MODERN,
+    LoopbackServer,
+    claims_scope,
+    delivered,
+    fresh_workdir,
+    machine_line,
+    pinned_cpu,
+    reference_loop_ms,
+)
 from loadgen import run_block  # noqa: E402
 
 CLIENTS = (16, 64)
@@ -58,7 +67,7 @@ def start_side(workdir: Path, side: str, cpu: int) -> list[LoopbackServer]:
     for n in range(1, count + 1):
         server = facade_side(workdir, 1, None, affinity)
         server.name = f"replica_{slug}_{n}"
-        server.env["FACADE_CPU_CLAIMS_DIR"] = str(workdir / f"claims-{slug}")
+        server.env["FACADE_CPU_CLAIMS_SCOPE"] = claims_scope(workdir, slug)
         replicas.append(server.start())
     return replicas
 
@@ -77,6 +86,8 @@ def misplaced(cpus: dict[str, list[int | None]], cpu: int) -> list[str]:
         wrong.append(f"one CPU: {cpus['one CPU']}, not [{cpu}, {cpu}]")
     if cpus["free"] != [None, None]:
         wrong.append(f"free: {cpus['free']}, pinned")
+    if cpus["alone"] == [None]:
+        wrong.append("alone: not pinned")
     return wrong
 
 
@@ -121,13 +132,13 @@ def run(plan: Plan) -> dict[str, Any]:
             "reference_loop_ms": (reference_ms, reference_loop_ms()), "workdir": str(workdir)}
 
 
-STARTS = ("own folders", "one folder")
+STARTS = ("own scopes", "one scope")
 
 
 def starts(tries: int) -> dict[str, Any]:
     """`tries` times each, alternating: two `auto` replicas, the second started once the first
-    answers, with a claims folder each (so each pins the CPU it starts on, as before claims) and
-    with one folder (as shipped); how often the two pinned one CPU."""
+    answers, with a claims scope each (so each pins the CPU it starts on, as before claims) and
+    with one scope (as shipped); how often the two pinned one CPU."""
     workdir = fresh_workdir("bench-replicas-starts-")
     shared = {variant: 0 for variant in STARTS}
     for n in range(tries):
@@ -137,8 +148,8 @@ def starts(tries: int) -> dict[str, Any]:
                 for k in (1, 2):
                     server = facade_side(workdir, 1, None, "auto")
                     server.name = f"start_{n}_{variant.replace(' ', '_')}_{k}"
-                    folder = f"claims-{n}-{k}" if variant == "own folders" else f"claims-{n}"
-                    server.env["FACADE_CPU_CLAIMS_DIR"] = str(workdir / folder)
+                    scope = f"{n}-{k}" if variant == "own scopes" else f"{n}"
+                    server.env["FACADE_CPU_CLAIMS_SCOPE"] = claims_scope(workdir, scope)
                     pair.append(server.start())
                 first, second = pinned_cpus(pair)
             finally:
@@ -172,7 +183,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
                for r in report["rows"] if r["side"] == "claimed"]
     print(f"\ntwo claimed replicas over two on one CPU: {min(claimed):.2f}x..{max(claimed):.2f}x calls/s")
     if report["misplaced"]:
-        print("NOTE: placed otherwise than the sides' names say, so their rows are not what they are labelled:",
+        print("WRONG: placed otherwise than the sides' names say, so their rows are not what they are labelled:",
               *report["misplaced"], sep="\n  ")
 
 
@@ -191,12 +202,13 @@ def main() -> int:
         print(f"$ python scripts/bench_replicas.py --starts {args.starts}")
         print(f"pairs of replicas started in turn that pinned one CPU, of {counted['tries']}: "
               + "; ".join(f"{variant} {n}" for variant, n in counted["one_cpu"].items())
-              + " (own folders: each pins where it starts, as before claims; one folder: as shipped)")
+              + " (own scopes: each pins where it starts, as before claims; one scope: as shipped)")
         if args.json:
             args.json.write_text(json.dumps(counted, indent=2))
         return 0
     report = run(PLANS["short" if args.short else "full"])
-    return delivered(report, print_report, "python scripts/bench_replicas.py " + " ".join(sys.argv[1:]), args.json)
+    failed = delivered(report, print_report, "python scripts/bench_replicas.py " + " ".join(sys.argv[1:]), args.json)
+    return 1 if report["misplaced"] else failed  # rows under the wrong label are wrong answers too
 
 
 if __name__ == "__main__":

@@ -138,6 +138,11 @@ def copy_demo_agents(folder: Path) -> Path:
     return folder
 
 
+def claims_scope(workdir: Path, part: str = "") -> str:
+    """A CPU claims scope (facade/cpu_claims.py) of the work folder's own, `part` of it when given."""
+    return f"{workdir.name}{'-' + part if part else ''}"[-64:]
+
+
 def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_agents) -> dict[str, str]:
     """Everything `facade serve` (and the baseline beside it) needs to stay inside `workdir`. The
     agents folder is written once, by `write_agents` (the packaged demo agents unless told), and
@@ -153,7 +158,7 @@ def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_
         "FACADE_LOG_JSON": "true",
         # CPU claims of the folder's own (facade/cpu_claims.py): servers of other runs and tests
         # on the machine at the same time would otherwise decide whether this one pins.
-        "FACADE_CPU_CLAIMS_DIR": str(workdir / "cpu-claims"),
+        "FACADE_CPU_CLAIMS_SCOPE": claims_scope(workdir),
         "PYTHONPATH": str(REPO),
     }
 
@@ -357,7 +362,7 @@ def serve_baseline(port: int | None) -> None:
     if os.environ.get("BENCH_BASELINE_AFFINITY"):  # bench_throughput.py --affinity: the facade's own policy
         from facade.affinity import pin
 
-        pin(os.environ["BENCH_BASELINE_AFFINITY"], claims=os.environ.get("FACADE_CPU_CLAIMS_DIR"))
+        pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=os.environ.get("FACADE_CPU_CLAIMS_SCOPE", "facade"))
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
     if port is None:
         server.run("stdio")

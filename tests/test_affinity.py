@@ -8,11 +8,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
+import socket
 import subprocess
 import sys
-import tempfile
-import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,124 +103,113 @@ sys.stdin.readline()  # holds its claim until told
 """
 
 
-class Claimer:
-    """Another server's claim: a process of its own that claims the first free CPU of `cpus` and
-    holds it until stopped."""
+def scope_of(tmp_path: Path) -> str:
+    """A claims scope no other test shares (tests run two at a time)."""
+    return f"test-{uuid.uuid5(uuid.NAMESPACE_URL, str(tmp_path)).hex[:16]}"
 
-    def __init__(self, cpus: list[int], folder: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", CLAIMER, ",".join(map(str, cpus)), str(folder)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO)
+
+class Claimer:
+    """Another server's claim: a process of its own that claims the first free CPU of `cpus` in
+    `scope` and holds it until stopped."""
+
+    def __init__(self, cpus: list[int], scope: str) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", CLAIMER, ",".join(map(str, cpus)), scope],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
         try:
-            self.cpu = self._said()
+            out, _ = "", None
+            assert self.process.stdout is not None
+            for line in self.process.stdout:  # a claim cannot block: binding a name returns at once
+                if line.startswith("CLAIMED "):  # after any log line
+                    out = line.split()[1]
+                    break
+            assert out, "the claimer ended without saying what it claimed"
+            self.cpu = None if out == "None" else int(out)
         except BaseException:
             self.stop(kill=True)
             raise
 
-    def _said(self) -> int | None:
-        """What it claimed, read with a generous bound: a claim that hangs fails the test. Read
-        from the pipe itself (select cannot see lines a buffered reader already holds)."""
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        out = b""
-        deadline = time.monotonic() + 60
-        while b"CLAIMED " not in out or not out.split(b"CLAIMED ", 1)[1].count(b"\n"):  # after any log line
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                raise AssertionError(f"the claimer said nothing for 60 s: the claim hangs ({out!r})")
-            chunk = os.read(fd, 4096)
-            assert chunk, f"the claimer ended without saying what it claimed ({out!r})"
-            out += chunk
-        cpu = out.split(b"CLAIMED ", 1)[1].split()[0]
-        return None if cpu == b"None" else int(cpu)
-
     def stop(self, kill: bool = False) -> None:
+        if not kill:
+            try:
+                self.process.communicate("\n", timeout=60)
+            except (subprocess.TimeoutExpired, OSError, ValueError):
+                kill = True
         if kill:  # as a crash ends it: no code of its own runs
             self.process.kill()
-        else:
-            self.process.communicate(b"\n", timeout=60)
         self.process.wait(60)
 
 
 @contextlib.contextmanager
-def claimers(folder: Path, *choices: list[int]) -> Iterator[list[Claimer]]:
+def claimers(scope: str, *choices: list[int]) -> Iterator[list[Claimer]]:
     """One claimer per list of CPUs, started in order, all stopped afterwards whatever happens."""
     started: list[Claimer] = []
     try:
         for cpus in choices:
-            started.append(Claimer(cpus, folder))
+            started.append(Claimer(cpus, scope))
         yield started
     finally:
         for claimer in started:
             if claimer.process.poll() is None:
-                claimer.stop()
+                with contextlib.suppress(Exception):
+                    claimer.stop()
 
 
 class TestClaims:
     """Servers on one machine each take a CPU no other has claimed (facade/cpu_claims.py), across
-    processes, and nothing another user leaves at a lock's path makes a server hang or touch it."""
+    processes, writing nothing."""
 
     def test_the_first_choice_then_the_next_free_then_none(self, tmp_path: Path) -> None:
-        with claimers(tmp_path, *[[2, 0, 1]] * 4) as held:
+        with claimers(scope_of(tmp_path), *[[2, 0, 1]] * 4) as held:
             assert [c.cpu for c in held] == [2, 0, 1, None]
 
+    def test_scopes_do_not_see_each_others_claims(self, tmp_path: Path) -> None:
+        with claimers(scope_of(tmp_path), [0, 1]) as (one,), claimers(scope_of(tmp_path / "other"), [0, 1]) as (other,):
+            assert (one.cpu, other.cpu) == (0, 0)
+
     def test_a_claim_ends_with_its_process_however_it_ends(self, tmp_path: Path) -> None:
-        with claimers(tmp_path, [0, 1], [0, 1]) as (first, second):
+        scope = scope_of(tmp_path)
+        with claimers(scope, [0, 1], [0, 1]) as (first, second):
             assert (first.cpu, second.cpu) == (0, 1)
             first.stop(kill=True)
-            with claimers(tmp_path, [1, 0]) as (again,):  # 1 is still held: the killed one's 0 is free
+            with claimers(scope, [1, 0]) as (again,):  # 1 is still held: the killed one's 0 is free
                 assert again.cpu == 0
 
     def test_a_claim_given_back_is_free_again(self, tmp_path: Path) -> None:
-        assert cpu_claims.claim([0], str(tmp_path)) == 0
+        scope = scope_of(tmp_path)
+        assert cpu_claims.claim([0], scope) == 0
         try:
-            with claimers(tmp_path, [0, 1]) as (other,):
+            assert cpu_claims.claim([0], scope) == 0  # held already: still this process's
+            with claimers(scope, [0, 1]) as (other,):
                 assert other.cpu == 1
         finally:
-            cpu_claims.release(0)
-        with claimers(tmp_path, [0, 1]) as (other,):
+            cpu_claims.release(0, scope)
+        with claimers(scope, [0, 1]) as (other,):
             assert other.cpu == 0
 
-    @pytest.mark.parametrize("kind", ["symlink", "fifo", "hard link", "folder"])
-    def test_anything_but_a_lock_file_at_its_path_counts_as_claimed(self, tmp_path: Path, kind: str) -> None:
-        """A link is not followed, a FIFO does not hang the start, a hard link to a file of the
-        server's user is neither locked nor made readable."""
-        path = tmp_path / "facade-cpu-0.lock"
-        secret = tmp_path / "secret"
-        secret.write_text("")
-        secret.chmod(0o600)
-        if kind == "symlink":
-            path.symlink_to(secret)
-        elif kind == "fifo":
-            os.mkfifo(path)
-        elif kind == "hard link":
-            os.link(secret, path)
-        else:
-            path.mkdir()
-        with claimers(tmp_path, [0, 1]) as (claimer,):
-            assert claimer.cpu == 1
-        assert secret.stat().st_mode & 0o777 == 0o600
+    def test_a_name_any_process_holds_counts_as_claimed(self, tmp_path: Path) -> None:
+        """Whatever holds the name, a server moves on; a process holding every name leaves it
+        unpinned, never stopped (TestServe)."""
+        scope = scope_of(tmp_path)
+        squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        squatter.bind(f"\0facade-cpu/{scope}/0".encode())
+        try:
+            with claimers(scope, [0, 1]) as (claimer,):
+                assert claimer.cpu == 1
+        finally:
+            squatter.close()
 
-    def test_an_existing_lock_file_is_claimed_as_it_is(self, tmp_path: Path) -> None:
-        """A lock file left by a server that has ended (of any user) is free: opened, not created."""
-        (tmp_path / "facade-cpu-0.lock").write_text("")
-        (tmp_path / "facade-cpu-0.lock").chmod(0o444)
-        with claimers(tmp_path, [0, 1]) as (claimer,):
-            assert claimer.cpu == 0
+    def test_nothing_is_written(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.chdir(tmp_path)
+        scope = scope_of(tmp_path)
+        assert cpu_claims.claim([0], scope) == 0
+        cpu_claims.release(0, scope)
+        assert list(tmp_path.iterdir()) == []
 
-    def test_an_unusable_folder_claims_nothing(self, tmp_path: Path) -> None:
-        (tmp_path / "file").write_text("")
-        assert cpu_claims.claim([0, 1], str(tmp_path / "file" / "claims")) is None
-
-    def test_the_default_folder_is_dev_shm_else_the_temporary_folder(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(cpu_claims.os.path, "isdir", lambda path: path == "/dev/shm")
-        assert cpu_claims.default_folder() == "/dev/shm"
-        monkeypatch.setattr(cpu_claims.os.path, "isdir", lambda path: False)
-        assert cpu_claims.default_folder() == tempfile.gettempdir()
-
-    def test_a_relative_folder_is_refused(self, tmp_path: Path) -> None:
-        done = facade(tmp_path, "serve", env={"FACADE_CPU_CLAIMS_DIR": "claims"})
+    @pytest.mark.parametrize("scope", ["", "a b", "../x", "x" * 65])
+    def test_a_scope_that_cannot_be_a_name_is_refused(self, tmp_path: Path, scope: str) -> None:
+        done = facade(tmp_path, "serve", env={"FACADE_CPU_CLAIMS_SCOPE": scope})
         assert done.returncode == 2, done.stderr
-        assert "FACADE_CPU_CLAIMS_DIR=claims: must be an absolute folder" in done.stderr
+        assert f"FACADE_CPU_CLAIMS_SCOPE={scope}: must be 1-64 letters, digits" in done.stderr
 
 
 @MANY_CPUS
@@ -234,21 +222,22 @@ class TestPinClaims:
         monkeypatch.setattr(affinity.os, "sched_setaffinity", lambda _, cpus: None)
 
     def test_a_cpu_the_operator_names_is_claimed_so_that_auto_keeps_off_it(self, tmp_path: Path) -> None:
-        first = min(os.sched_getaffinity(0))
-        assert affinity.pin(str(first), claims=str(tmp_path)) is not None
+        first, scope = min(os.sched_getaffinity(0)), scope_of(tmp_path)
+        assert affinity.pin(str(first), scope=scope) is not None
         try:
-            with claimers(tmp_path, sorted(os.sched_getaffinity(0))) as (auto,):
+            with claimers(scope, sorted(os.sched_getaffinity(0))) as (auto,):
                 assert auto.cpu is not None and auto.cpu != first
         finally:
-            cpu_claims.release(first)
+            cpu_claims.release(first, scope)
 
     def test_a_claim_is_given_back_when_the_system_refuses_to_pin(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         def refuse(_: int, cpus: set[int]) -> None:
             raise PermissionError("not in this sandbox")
 
         monkeypatch.setattr(affinity.os, "sched_setaffinity", refuse)
-        assert affinity.pin("auto", claims=str(tmp_path)) is None
-        with claimers(tmp_path, *[[c] for c in sorted(os.sched_getaffinity(0))]) as held:
+        scope = scope_of(tmp_path)
+        assert affinity.pin("auto", scope=scope) is None
+        with claimers(scope, *[[c] for c in sorted(os.sched_getaffinity(0))]) as held:
             assert None not in [c.cpu for c in held]  # every CPU free for the servers that can pin
 
 
@@ -277,7 +266,7 @@ class TestServe:
     def test_servers_started_one_after_another_take_cpus_of_their_own(self, tmp_path: Path) -> None:
         """Two replicas on one machine, the second started once the first answers (as a rolling
         start does): without claims they landed on one CPU in 5 of 8 tries (2026-12-06)."""
-        claims = {"FACADE_CPU_CLAIMS_DIR": str(tmp_path / "claims")}
+        claims = {"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}
         (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
         first = ServerProcess(tmp_path / "one", env=claims).start()
         try:
@@ -294,8 +283,8 @@ class TestServe:
     def test_a_server_takes_the_cpu_nobody_has_claimed(self, tmp_path: Path) -> None:
         """Every CPU but the last is held in the server's claims folder: it pins that one."""
         allowed = sorted(os.sched_getaffinity(0))
-        with claimers(tmp_path / "claims", *[[c] for c in allowed[:-1]]):
-            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_DIR": str(tmp_path / "claims")}).start()
+        with claimers(scope_of(tmp_path), *[[c] for c in allowed[:-1]]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}).start()
             try:
                 assert pinned_cpu(server.log()) == allowed[-1]
             finally:
@@ -303,12 +292,12 @@ class TestServe:
 
     def test_a_server_finding_every_cpu_claimed_serves_with_its_threads_free(self, tmp_path: Path) -> None:
         allowed = sorted(os.sched_getaffinity(0))
-        with claimers(tmp_path / "claims", *[[c] for c in allowed]):
-            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_DIR": str(tmp_path / "claims")}).start()
+        with claimers(scope_of(tmp_path), *[[c] for c in allowed]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}).start()
             try:
                 self._call(server)
                 assert pinned_cpu(server.log()) is None
-                assert "every CPU is claimed by another server" in server.log()
+                assert "no CPU could be claimed" in server.log()
                 mine = Path(f"/proc/{os.getpid()}/status").read_text().split("Cpus_allowed_list:")[1].split()[0]
                 assert set(cpus_of_threads(server.pid).values()) == {mine}  # every thread free
             finally:
@@ -367,7 +356,7 @@ def cpus():
     return {tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir("/proc/self/task")}
 
 async def main():
-    placement = affinity.pin("auto", claims=sys.argv[1])  # claims of its own: other tests' servers hold theirs
+    placement = affinity.pin("auto", scope=sys.argv[1])  # claims of its own: other tests' servers hold theirs
     assert placement is not None
     follower = asyncio.ensure_future(affinity.follow_work(threads.most_cpu))
     pinned = cpus()
@@ -388,7 +377,7 @@ async def main():
 
 asyncio.run(main())
 """
-        done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=REPO)
+        done = subprocess.run([sys.executable, "-c", script, scope_of(tmp_path)], capture_output=True, text=True, timeout=120, cwd=REPO)
         assert done.returncode == 0, done.stderr
         line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
         pinned, waited, during, after, again = json.loads(line.removeprefix("RESULT "))

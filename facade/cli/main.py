@@ -165,7 +165,7 @@ def serve(
     announce(service, sock, stack)
 
     def run(service: Service, sockets: list[socket.socket], worker: int = 1) -> None:
-        pin(settings.cpu_affinity, worker, workers, str(settings.cpu_claims_dir))
+        pin(settings.cpu_affinity, worker, workers, settings.cpu_claims_scope)
         # log_config=None: uvicorn keeps the handler configure_logging installed (its own would
         # print plain text); its access log is replaced by facade/web/requests.py's line.
         config = uvicorn.Config(
