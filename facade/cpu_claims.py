@@ -3,8 +3,9 @@ pins to the CPU claimed here).
 
 Pinning "the CPU a server starts on" left the choice to the scheduler, and it did not spread
 servers: two replicas started one after the other, the second once the first answered, landed on
-the same CPU in 5 of 8 tries on 2 cores, and in 15 of 16 in another run (2026-12-06;
-`scripts/bench_replicas.py --starts 16`); two replicas on one CPU served less than one alone.
+the same CPU in 5 of 8 tries on 2 cores, and in 15 and 11 of 16 in two runs of
+`scripts/bench_replicas.py --starts 16` (2026-12-06; 0 of 16 with claims); two replicas on one
+CPU served 0.70-0.90x what one alone served.
 
 A claim is a Unix socket bound to a name in Linux's abstract namespace (`facade-cpu/<scope>/<n>`):
 a name only one socket can hold, released by the system however the process ends (a crashed

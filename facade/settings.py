@@ -20,8 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
 from facade import cpu_claims
+from facade.access.cards import DEFAULT_MAX_PENDING_CARDS
 from facade.affinity import checked_setting
 from facade.errors import ConfigError
 from facade.kit import deadline

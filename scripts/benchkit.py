@@ -139,8 +139,10 @@ def copy_demo_agents(folder: Path) -> Path:
 
 
 def claims_scope(workdir: Path, part: str = "") -> str:
-    """A CPU claims scope (facade/cpu_claims.py) of the work folder's own, `part` of it when given."""
-    return f"{workdir.name}{'-' + part if part else ''}"[-64:]
+    """A CPU claims scope (facade/cpu_claims.py) of the work folder's own, `part` of it when given:
+    from its whole path, since two runs' folders may share a name (pytest's per-test folders do)."""
+    scope = f"w-{uuid.uuid5(uuid.NAMESPACE_URL, str(workdir.resolve())).hex[:16]}"
+    return f"{scope}-{part}" if part else scope
 
 
 def workdir_env(workdir: Path, write_agents: Callable[[Path], Path] = copy_demo_agents) -> dict[str, str]:
@@ -362,7 +364,7 @@ def serve_baseline(port: int | None) -> None:
     if os.environ.get("BENCH_BASELINE_AFFINITY"):  # bench_throughput.py --affinity: the facade's own policy
         from facade.affinity import pin
 
-        pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=os.environ.get("FACADE_CPU_CLAIMS_SCOPE", "facade"))
+        pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=os.environ["FACADE_CPU_CLAIMS_SCOPE"])  # workdir_env's
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
     if port is None:
         server.run("stdio")

@@ -11,7 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from facade.affinity import checked_setting, chosen_cpu, parse_cpus
 from tests.support import DEV, REPO, ServerProcess
 from tests.test_economy import facade
 
-from benchkit import modern_body, modern_headers, pinned_cpu
+from benchkit import claims_scope, modern_body, modern_headers, pinned_cpu
 
 MANY_CPUS = pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
@@ -103,11 +102,6 @@ sys.stdin.readline()  # holds its claim until told
 """
 
 
-def scope_of(tmp_path: Path) -> str:
-    """A claims scope no other test shares (tests run two at a time)."""
-    return f"test-{uuid.uuid5(uuid.NAMESPACE_URL, str(tmp_path)).hex[:16]}"
-
-
 class Claimer:
     """Another server's claim: a process of its own that claims the first free CPU of `cpus` in
     `scope` and holds it until stopped."""
@@ -159,15 +153,15 @@ class TestClaims:
     processes, writing nothing."""
 
     def test_the_first_choice_then_the_next_free_then_none(self, tmp_path: Path) -> None:
-        with claimers(scope_of(tmp_path), *[[2, 0, 1]] * 4) as held:
+        with claimers(claims_scope(tmp_path), *[[2, 0, 1]] * 4) as held:
             assert [c.cpu for c in held] == [2, 0, 1, None]
 
     def test_scopes_do_not_see_each_others_claims(self, tmp_path: Path) -> None:
-        with claimers(scope_of(tmp_path), [0, 1]) as (one,), claimers(scope_of(tmp_path / "other"), [0, 1]) as (other,):
+        with claimers(claims_scope(tmp_path), [0, 1]) as (one,), claimers(claims_scope(tmp_path / "other"), [0, 1]) as (other,):
             assert (one.cpu, other.cpu) == (0, 0)
 
     def test_a_claim_ends_with_its_process_however_it_ends(self, tmp_path: Path) -> None:
-        scope = scope_of(tmp_path)
+        scope = claims_scope(tmp_path)
         with claimers(scope, [0, 1], [0, 1]) as (first, second):
             assert (first.cpu, second.cpu) == (0, 1)
             first.stop(kill=True)
@@ -175,7 +169,7 @@ class TestClaims:
                 assert again.cpu == 0
 
     def test_a_claim_given_back_is_free_again(self, tmp_path: Path) -> None:
-        scope = scope_of(tmp_path)
+        scope = claims_scope(tmp_path)
         assert cpu_claims.claim([0], scope) == 0
         try:
             assert cpu_claims.claim([0], scope) == 0  # held already: still this process's
@@ -189,7 +183,7 @@ class TestClaims:
     def test_a_name_any_process_holds_counts_as_claimed(self, tmp_path: Path) -> None:
         """Whatever holds the name, a server moves on; a process holding every name leaves it
         unpinned, never stopped (TestServe)."""
-        scope = scope_of(tmp_path)
+        scope = claims_scope(tmp_path)
         squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         squatter.bind(f"\0facade-cpu/{scope}/0".encode())
         try:
@@ -200,7 +194,7 @@ class TestClaims:
 
     def test_nothing_is_written(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.chdir(tmp_path)
-        scope = scope_of(tmp_path)
+        scope = claims_scope(tmp_path)
         assert cpu_claims.claim([0], scope) == 0
         cpu_claims.release(0, scope)
         assert list(tmp_path.iterdir()) == []
@@ -222,7 +216,7 @@ class TestPinClaims:
         monkeypatch.setattr(affinity.os, "sched_setaffinity", lambda _, cpus: None)
 
     def test_a_cpu_the_operator_names_is_claimed_so_that_auto_keeps_off_it(self, tmp_path: Path) -> None:
-        first, scope = min(os.sched_getaffinity(0)), scope_of(tmp_path)
+        first, scope = min(os.sched_getaffinity(0)), claims_scope(tmp_path)
         assert affinity.pin(str(first), scope=scope) is not None
         try:
             with claimers(scope, sorted(os.sched_getaffinity(0))) as (auto,):
@@ -235,7 +229,7 @@ class TestPinClaims:
             raise PermissionError("not in this sandbox")
 
         monkeypatch.setattr(affinity.os, "sched_setaffinity", refuse)
-        scope = scope_of(tmp_path)
+        scope = claims_scope(tmp_path)
         assert affinity.pin("auto", scope=scope) is None
         with claimers(scope, *[[c] for c in sorted(os.sched_getaffinity(0))]) as held:
             assert None not in [c.cpu for c in held]  # every CPU free for the servers that can pin
@@ -266,7 +260,7 @@ class TestServe:
     def test_servers_started_one_after_another_take_cpus_of_their_own(self, tmp_path: Path) -> None:
         """Two replicas on one machine, the second started once the first answers (as a rolling
         start does): without claims they landed on one CPU in 5 of 8 tries (2026-12-06)."""
-        claims = {"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}
+        claims = {"FACADE_CPU_CLAIMS_SCOPE": claims_scope(tmp_path)}
         (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
         first = ServerProcess(tmp_path / "one", env=claims).start()
         try:
@@ -283,8 +277,8 @@ class TestServe:
     def test_a_server_takes_the_cpu_nobody_has_claimed(self, tmp_path: Path) -> None:
         """Every CPU but the last is held in the server's claims folder: it pins that one."""
         allowed = sorted(os.sched_getaffinity(0))
-        with claimers(scope_of(tmp_path), *[[c] for c in allowed[:-1]]):
-            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}).start()
+        with claimers(claims_scope(tmp_path), *[[c] for c in allowed[:-1]]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": claims_scope(tmp_path)}).start()
             try:
                 assert pinned_cpu(server.log()) == allowed[-1]
             finally:
@@ -292,8 +286,8 @@ class TestServe:
 
     def test_a_server_finding_every_cpu_claimed_serves_with_its_threads_free(self, tmp_path: Path) -> None:
         allowed = sorted(os.sched_getaffinity(0))
-        with claimers(scope_of(tmp_path), *[[c] for c in allowed]):
-            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": scope_of(tmp_path)}).start()
+        with claimers(claims_scope(tmp_path), *[[c] for c in allowed]):
+            server = ServerProcess(tmp_path, env={"FACADE_CPU_CLAIMS_SCOPE": claims_scope(tmp_path)}).start()
             try:
                 self._call(server)
                 assert pinned_cpu(server.log()) is None
@@ -377,7 +371,7 @@ async def main():
 
 asyncio.run(main())
 """
-        done = subprocess.run([sys.executable, "-c", script, scope_of(tmp_path)], capture_output=True, text=True, timeout=120, cwd=REPO)
+        done = subprocess.run([sys.executable, "-c", script, claims_scope(tmp_path)], capture_output=True, text=True, timeout=120, cwd=REPO)
         assert done.returncode == 0, done.stderr
         line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
         pinned, waited, during, after, again = json.loads(line.removeprefix("RESULT "))
