@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from facade.errors import RegistryError
-from facade.kit import asking, progress
+from facade.kit import asking, field_memory, progress
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -54,6 +54,13 @@ class Input(BaseModel):
     use (`defer_build`): most of a catalogue's models are never validated against in a run."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        # pydantic calls this once the class and its fields are built: a catalogue holds one
+        # model per capability, so what each field keeps counts ten thousand times over.
+        super().__pydantic_init_subclass__(**kwargs)
+        field_memory.share_empty_qualifiers(cls)
 
 
 @dataclass(frozen=True, slots=True)
