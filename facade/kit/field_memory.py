@@ -9,6 +9,9 @@ inspects an annotation and after that only reads it (`in`, and `.copy()` when a 
 the field), so one shared empty `frozenset` serves every field whose set is empty. A set that
 holds something, or an attribute of any other type, is left as pydantic made it: if pydantic
 changes how it keeps qualifiers, this is a no-op, and tests/test_field_memory.py says so.
+A field that pydantic makes again later (a forward reference resolved by `model_rebuild`) gets
+a set of its own again; that is rare in input models and left so, because wrapping
+`model_rebuild` would move the caller's frame that pydantic reads the namespace from.
 """
 
 from __future__ import annotations
