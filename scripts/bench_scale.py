@@ -14,10 +14,13 @@ It fails on a wrong answer (a listing that lacks capabilities), never on a figur
     python scripts/bench_scale.py --stages 4000   # where the KiB per capability are taken
 
 `--stages N` measures, each in a fresh process, the RSS growth per capability of N synthetic
-capabilities at three stages of a start: the plugin's input models alone (pydantic classes, no
+capabilities at the stages of a start: the plugin's input models alone (pydantic classes, no
 facade), discovery (the registry: the models, each capability's declaration and the facade's
 record of it), and the whole service with its announced tools (a warm data folder). What the
-first stage costs is the plugin's, and a floor for any server that keeps its models.
+models cost is the plugin's, and a floor for any server that keeps its models. A first stage,
+`unshared`, builds the same models with pydantic's own empty qualifier sets left in place
+(facade/kit/field_memory.py undone): the baseline of what that sharing saves, in the same run,
+beside the CPU each stage took to build, per capability.
 """
 
 from __future__ import annotations
@@ -96,22 +99,27 @@ def measure(added: int) -> dict[str, Any]:
             "check_tail": "" if check_ok else (check.stdout + check.stderr)[-600:]}
 
 
-STAGES = ("models", "discovery", "service")
+STAGES = ("unshared", "models", "discovery", "service")
 
 
-def stage_rss(stage: str, count: int) -> int:
+def stage_rss(stage: str, count: int) -> tuple[int, float]:
     """In this process: KiB of RSS that `stage` with `count` synthetic capabilities adds, the
-    collector off (as during start-up) and measured from after the imports."""
+    collector off (as during start-up) and measured from after the imports, and the CPU seconds
+    it took."""
     import gc
 
+    from facade.kit import field_memory
     from facade.serving.service import build_service
     from facade.settings import Settings
 
     import synthetic_domain  # with SYNTHETIC_CAPABILITIES=1: one capability, the module's own
 
     gc.disable()
-    before = rss_kib(os.getpid())
-    if stage == "models":
+    before, cpu = rss_kib(os.getpid()), time.process_time()
+    if stage == "unshared":
+        field_memory.share_empty_qualifiers = lambda model: None
+        kept = [synthetic_domain.input_model(i) for i in range(count)]  # noqa: F841 - held for the reading
+    elif stage == "models":
         kept = [synthetic_domain.input_model(i) for i in range(count)]  # noqa: F841 - held for the reading
     elif stage == "discovery":
         from facade.catalogue.discovery import discover
@@ -124,15 +132,16 @@ def stage_rss(stage: str, count: int) -> int:
         sys.modules.pop("synthetic_domain")
         service = build_service(Settings())
         service.served.build()
-    return rss_kib(os.getpid()) - before
+    return rss_kib(os.getpid()) - before, time.process_time() - cpu
 
 
 def stages(count: int) -> list[dict[str, Any]]:
     """Each stage with 1 and with `count` + 1 capabilities, each in a process of its own (the
-    service's twice, on a data folder of its own, the first warming it); KiB per capability."""
+    service's twice, on a data folder of its own, the first warming it); KiB and CPU µs per
+    capability."""
     rows = []
     for stage in STAGES:
-        grown = {}
+        grown, cpu = {}, {}
         for n in (1, count + 1):
             workdir = fresh_workdir(f"bench-scale-stage-{n}-")
             env = {**os.environ, **workdir_env(workdir), **synthetic_env(1)}
@@ -143,10 +152,12 @@ def stages(count: int) -> list[dict[str, Any]]:
                     done = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True)
                     if done.returncode != 0:
                         raise RuntimeError(f"stage {stage} with {n} failed:\n{done.stderr[-2000:]}")
-                grown[n] = int(done.stdout.split()[-1])
+                kib, seconds = done.stdout.split()[-2:]
+                grown[n], cpu[n] = int(kib), float(seconds)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
-        rows.append({"stage": stage, "kib_per_capability": (grown[count + 1] - grown[1]) / count})
+        rows.append({"stage": stage, "kib_per_capability": (grown[count + 1] - grown[1]) / count,
+                     "cpu_us_per_capability": (cpu[count + 1] - cpu[1]) / count * 1e6})
     return rows
 
 
@@ -185,7 +196,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
 
 def main() -> int:
     if sys.argv[1:2] == ["stage"]:
-        print(stage_rss(sys.argv[2], int(sys.argv[3])))
+        print(*stage_rss(sys.argv[2], int(sys.argv[3])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 2000, 10000], help="synthetic capabilities added, per size")
@@ -197,9 +208,11 @@ def main() -> int:
         rows = stages(args.stages)
         print(f"$ python scripts/bench_scale.py --stages {args.stages}")
         for r in rows:
-            print(f"{r['stage']:>10}  {r['kib_per_capability']:6.2f} KiB per capability (RSS growth)")
-        print("models: the plugin's input models alone; discovery: plus their declarations and the registry; "
-              "service: the whole service, announced tools built, warm data folder")
+            print(f"{r['stage']:>10}  {r['kib_per_capability']:6.2f} KiB per capability (RSS growth)  "
+                  f"{r['cpu_us_per_capability']:6.0f} µs of CPU per capability")
+        print("unshared: the models with pydantic's own empty qualifier sets (the baseline); models: the plugin's input "
+              "models alone; discovery: plus their declarations and the registry; service: the whole service, announced "
+              "tools built, warm data folder")
         return 0
     report = run(args.sizes)
     print_report(report, "python scripts/bench_scale.py --sizes " + " ".join(map(str, args.sizes)))
