@@ -363,8 +363,9 @@ def serve_baseline(port: int | None) -> None:
     server, tools = build_baseline_server()
     if os.environ.get("BENCH_BASELINE_AFFINITY"):  # bench_throughput.py --affinity: the facade's own policy
         from facade.affinity import pin
+        from facade.settings import Settings
 
-        pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=os.environ["FACADE_CPU_CLAIMS_SCOPE"])  # workdir_env's
+        pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=Settings().cpu_claims_scope)  # workdir_env's, read as the facade reads it
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
     if port is None:
         server.run("stdio")

@@ -110,7 +110,7 @@ class Claimer:
         self.process = subprocess.Popen([sys.executable, "-c", CLAIMER, ",".join(map(str, cpus)), scope],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
         try:
-            out, _ = "", None
+            out = ""
             assert self.process.stdout is not None
             for line in self.process.stdout:  # a claim cannot block: binding a name returns at once
                 if line.startswith("CLAIMED "):  # after any log line
