@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     worker_threads: int = Field(
         default=WORKER_THREADS,
         ge=1,
-        description="Threads that run sync handlers, the health check and the sweeper at once; calls beyond them queue.",
+        description="Threads that run sync handlers, the health check and the sweeper at once; calls beyond them queue. With a SQLite file each keeps a connection of its own for its calls.",
     )
     agent_worker_threads: int = Field(
         default=AGENT_WORKER_THREADS,

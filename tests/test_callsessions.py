@@ -1,21 +1,27 @@
 """A call's database session (facade/serving/callsessions.py): what is committed, what is rolled
-back, what is skipped, and which closed sessions a thread's next call may be handed; on SQLite
-and on PostgreSQL, whose driver cannot say whether a transaction is open."""
+back, what is skipped, and which closed sessions a thread's next call may be handed; on SQLite,
+whose calls keep a connection per thread, and on PostgreSQL, whose calls take pooled ones and
+whose driver cannot say whether a transaction is open."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import pytest
-from sqlalchemy import Engine, Integer, String, create_engine, event, select, text
+from sqlalchemy import Connection, Engine, Integer, String, create_engine, event, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from facade.serving.callsessions import CallSessions, nothing_to_commit
-from facade.serving.database import make_engine, session_factory
-from tests.support import postgres_database
+from facade.serving.database import kept_connections, make_engine, session_factory
+from facade.serving.calls import CallRequest
+from facade.serving.outcomes import Outcome
+from facade.serving.service import build_service, prepare_database
+from tests.support import DEV, base_env, postgres_database
 
 
 class Base(DeclarativeBase):
@@ -29,18 +35,31 @@ class Row(Base):
     name: Mapped[str] = mapped_column(String(40), unique=True)
 
 
+@dataclass
+class Database:
+    engine: Engine
+    sessions: CallSessions  # as the service makes them for this database
+    calls_engine: Engine  # the engine whose connections the calls' sessions use
+
+
+def served(engine: Engine) -> Database:
+    kept = kept_connections(engine)
+    sessions = CallSessions(session_factory(engine), kept.connect if kept is not None else None)
+    return Database(engine, sessions, kept if kept is not None else engine)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     if request.param == "sqlite":
         made = make_engine(f"sqlite:///{tmp_path / 'calls.db'}")
         Base.metadata.create_all(made)
-        yield made
+        yield served(made)
         made.dispose()
         return
     with postgres_database() as url:
         made = make_engine(url)
         Base.metadata.create_all(made)
-        yield made
+        yield served(made)
         made.dispose()
 
 
@@ -56,17 +75,17 @@ def names(engine: Engine) -> list[str]:
         return list(connection.execute(select(Row.name).order_by(Row.name)).scalars())
 
 
-def test_a_write_is_committed_and_seen_elsewhere(engine: Engine) -> None:
-    sessions = CallSessions(session_factory(engine))
+def test_a_write_is_committed_and_seen_elsewhere(db: Database) -> None:
+    sessions = db.sessions
     session = sessions()
     session.add(Row(name="written"))
     assert not nothing_to_commit(session)
     sessions.finish(session, failed=False)
-    assert names(engine) == ["written"]
+    assert names(db.engine) == ["written"]
 
 
-def test_a_flushed_write_is_committed_though_nothing_is_pending(engine: Engine) -> None:
-    sessions = CallSessions(session_factory(engine))
+def test_a_flushed_write_is_committed_though_nothing_is_pending(db: Database) -> None:
+    sessions = db.sessions
     session = sessions()
     session.add(Row(name="flushed"))
     session.flush()
@@ -74,20 +93,20 @@ def test_a_flushed_write_is_committed_though_nothing_is_pending(engine: Engine) 
     assert not (session.new or session.dirty or session.deleted)
     assert not nothing_to_commit(session)
     sessions.finish(session, failed=False)
-    assert names(engine) == ["updated"]
+    assert names(db.engine) == ["updated"]
 
 
-def test_a_failed_call_is_rolled_back(engine: Engine) -> None:
-    sessions = CallSessions(session_factory(engine))
+def test_a_failed_call_is_rolled_back(db: Database) -> None:
+    sessions = db.sessions
     session = sessions()
     session.add(Row(name="lost"))
     session.flush()
     sessions.finish(session, failed=True)
-    assert names(engine) == []
+    assert names(db.engine) == []
 
 
-def test_a_commit_that_fails_is_rolled_back_and_raised_and_the_session_serves_again(engine: Engine) -> None:
-    sessions = CallSessions(session_factory(engine))
+def test_a_commit_that_fails_is_rolled_back_and_raised_and_the_session_serves_again(db: Database) -> None:
+    sessions = db.sessions
     first = sessions()
     first.add(Row(name="same"))
     sessions.finish(first, failed=False)
@@ -100,16 +119,16 @@ def test_a_commit_that_fails_is_rolled_back_and_raised_and_the_session_serves_ag
     assert not again.new
     again.add(Row(name="other"))
     sessions.finish(again, failed=False)
-    assert names(engine) == ["other", "same"]
+    assert names(db.engine) == ["other", "same"]
 
 
-def test_a_read_sends_no_commit_on_sqlite_and_one_where_the_driver_cannot_say(engine: Engine) -> None:
-    sessions = CallSessions(session_factory(engine))
-    seen = commits_seen(engine)
+def test_a_read_sends_no_commit_on_sqlite_and_one_where_the_driver_cannot_say(db: Database) -> None:
+    sessions = db.sessions
+    seen = commits_seen(db.calls_engine)
     session = sessions()
     session.execute(select(Row)).all()
     sessions.finish(session, failed=False)
-    if engine.dialect.name == "sqlite":  # pysqlite opens no transaction for a SELECT, and says so
+    if db.engine.dialect.name == "sqlite":  # pysqlite opens no transaction for a SELECT, and says so
         assert seen == []
     else:  # psycopg's connection has no `in_transaction`: committed as before
         assert seen == [1]
@@ -135,10 +154,20 @@ def test_an_unused_session_has_nothing_to_commit(tmp_path: Path) -> None:
     engine.dispose()
 
 
-def test_a_thread_is_handed_the_session_its_last_call_closed(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'reuse.db'}")
+def sqlite_sessions(path: Path, *, kept: bool) -> tuple[Engine, CallSessions]:
+    """A SQLite file's engine, with call sessions that keep a connection per thread or pooled ones."""
+    engine = make_engine(f"sqlite:///{path}")
     Base.metadata.create_all(engine)
-    sessions = CallSessions(session_factory(engine))
+    return engine, (served(engine).sessions if kept else CallSessions(session_factory(engine)))
+
+
+def dbapi_connection(session: Session) -> object:
+    return session.connection().connection.dbapi_connection
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "pooled"])
+def test_a_thread_is_handed_the_session_its_last_call_closed(tmp_path: Path, kept: bool) -> None:
+    engine, sessions = sqlite_sessions(tmp_path / "reuse.db", kept=kept)
     first = sessions()
     first.add(Row(name="kept"))
     sessions.finish(first, failed=False)
@@ -163,14 +192,132 @@ def test_a_thread_is_handed_the_session_its_last_call_closed(tmp_path: Path) -> 
         lambda s: setattr(s, "autoflush", False),
         lambda s: setattr(s, "expire_on_commit", True),
         lambda s: setattr(s, "bind", create_engine("sqlite://")),
+        lambda s: setattr(s, "bind", s.bind.engine.connect()),  # the same database, another connection
     ],
-    ids=["info", "listener", "autoflush", "expire_on_commit", "bind"],
+    ids=["info", "listener", "autoflush", "expire_on_commit", "bind", "connection"],
 )
-def test_a_session_a_handler_changed_is_not_handed_on(tmp_path: Path, touch) -> None:  # type: ignore[no-untyped-def]
-    engine = make_engine(f"sqlite:///{tmp_path / 'changed.db'}")
-    sessions = CallSessions(session_factory(engine))
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "pooled"])
+def test_a_session_a_handler_changed_is_not_handed_on(tmp_path: Path, touch, kept: bool) -> None:  # type: ignore[no-untyped-def]
+    engine, sessions = sqlite_sessions(tmp_path / "changed.db", kept=kept)
     session = sessions()
+    own = session.bind
     touch(session)
     sessions.finish(session, failed=False)
     assert sessions() is not session
+    if kept:  # the connection it was made with went with it
+        assert isinstance(own, Connection) and own.closed
     engine.dispose()
+
+
+def test_only_a_sqlite_file_keeps_connections(tmp_path: Path) -> None:
+    file = make_engine(f"sqlite:///{tmp_path / 'file.db'}")
+    memory = make_engine("sqlite://")
+    with postgres_database() as url:
+        server = make_engine(url)
+        try:
+            assert kept_connections(server) is None  # a server process each, bounded by the pool
+        finally:
+            server.dispose()
+    kept = kept_connections(file)
+    assert kept is not None and kept.url == file.url
+    assert kept_connections(memory) is None  # its pool is a connection per thread already
+    file.dispose()
+    memory.dispose()
+
+
+def test_a_threads_calls_share_its_connection_and_leave_the_pool_alone(tmp_path: Path) -> None:
+    engine, sessions = sqlite_sessions(tmp_path / "own.db", kept=True)
+    first = sessions()
+    first.add(Row(name="one"))
+    mine = dbapi_connection(first)
+    sessions.finish(first, failed=False)
+    second = sessions()
+    assert second is first and dbapi_connection(second) is mine
+    assert second.scalars(select(Row.name)).all() == ["one"]
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    theirs: list[object] = []
+
+    def other_thread() -> None:
+        session = sessions()
+        theirs.append(dbapi_connection(session))
+        sessions.finish(session, failed=False)
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join(timeout=30)
+    assert theirs and theirs[0] is not mine
+    sessions.finish(second, failed=False)
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda c: c.close(),
+        lambda c: c.invalidate(),
+        # Begun on the connection, beside the session, whose close() leaves it open.
+        lambda c: (c.begin(), c.execute(text("INSERT INTO callsessions_row (name) VALUES ('left open')"))),
+    ],
+    ids=["closed", "invalidated", "left-in-a-transaction"],
+)
+def test_a_session_whose_connection_a_handler_spoiled_is_replaced(tmp_path: Path, spoil) -> None:  # type: ignore[no-untyped-def]
+    engine, sessions = sqlite_sessions(tmp_path / "spoiled.db", kept=True)
+    session = sessions()
+    own = session.bind
+    assert isinstance(own, Connection)
+    spoil(own)
+    sessions.finish(session, failed=False)
+    assert own.closed
+    again = sessions()
+    assert again is not session
+    again.add(Row(name="after"))
+    sessions.finish(again, failed=False)
+    assert names(engine) == ["after"]  # nothing of the spoiled connection's
+    engine.dispose()
+
+
+def test_of_two_sessions_at_once_on_a_thread_one_is_kept_and_the_others_connection_closed(tmp_path: Path) -> None:
+    engine, sessions = sqlite_sessions(tmp_path / "two.db", kept=True)
+    outer = sessions()
+    inner = sessions()  # a call made while another runs on the same thread
+    assert dbapi_connection(inner) is not dbapi_connection(outer)
+    outer_connection = outer.bind
+    sessions.finish(inner, failed=False)
+    sessions.finish(outer, failed=False)
+    assert isinstance(outer_connection, Connection) and outer_connection.closed
+    assert sessions() is inner
+    engine.dispose()
+
+
+def test_a_served_sqlite_file_runs_calls_on_kept_connections_and_counts_their_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service as built: a read takes no connection from the engine's pool, and an error on
+    a kept connection is counted like any other."""
+    for name, value in base_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("FACADE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("FACADE_REDIS_URL", raising=False)
+    service = build_service()
+    prepare_database(service)
+    pooled: list[int] = []
+    event.listen(service.engine, "checkout", lambda *_: pooled.append(1))
+
+    def project_get() -> Outcome:
+        request = CallRequest("projects.project_get", {"project_id": 1}, bearer=DEV["atlas"], conversation_header="kept")
+        return anyio.run(service.calls.run, request)
+
+    def database_errors() -> float:
+        samples = service.metrics.render().decode().splitlines()
+        return sum(float(line.split()[-1]) for line in samples if line.startswith("facade_database_errors_total{"))
+
+    try:
+        assert project_get().status == "ok"
+        assert pooled == []
+        with service.engine.begin() as connection:
+            connection.execute(text("ALTER TABLE projects_project RENAME TO projects_gone"))
+        before = database_errors()
+        assert project_get().status == "unavailable"
+        assert database_errors() == before + 1
+    finally:
+        service.engine.dispose()

@@ -14,6 +14,7 @@ from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm import Session
@@ -69,7 +70,8 @@ class Calls:
     It builds its `Approvals`, whose runner is its own `run_approved`: an approved card's call
     runs through the same code as any call. `hold_refusal`, when set, refuses every approval-2
     call with that message instead of holding it (a process whose cards no operator can reach).
-    The event loop never waits on I/O here: the view (elevations, over Redis), the card store
+    `connect`, when set, gives each thread's call sessions a connection of their own
+    (facade/serving/callsessions.py). The event loop never waits on I/O here: the view (elevations, over Redis), the card store
     and the database are all reached from worker threads.
     """
 
@@ -88,10 +90,11 @@ class Calls:
         max_pending_cards: int = DEFAULT_MAX_PENDING_CARDS,
         call_deadline: float = deadline.DEFAULT_SECONDS,
         hold_refusal: str | None = None,
+        connect: Callable[[], Connection] | None = None,
     ) -> None:
         self.views = views
         self.tokens = tokens
-        self.sessions = CallSessions(session_factory) if session_factory is not None else None
+        self.sessions = CallSessions(session_factory, connect) if session_factory is not None else None
         self.approvals = Approvals(cards, audit, self.run_approved, card_ttl=card_ttl, max_pending=max_pending_cards)
         self.metrics = metrics or Metrics()
         self.changes = changes

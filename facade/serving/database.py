@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.pool import NullPool, QueuePool
 
 from facade.errors import ConfigError, StartupError
 from facade.settings import DATABASE_POOL_SIZE, redact_url
@@ -57,21 +58,41 @@ def _engine(url: str, pool_size: int) -> Engine:
         # (2026-12, issue 17). An in-memory database keeps its pool of one connection per thread.
         parsed = make_url(url)
         file_pool = issubclass(parsed.get_dialect().get_pool_class(parsed), QueuePool)  # SQLAlchemy's own rule
-        kept = {"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0} if file_pool else {}
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **kept)
-
-        @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.close()
-
-        return engine
+        return _sqlite(url, **({"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0} if file_pool else {}))
     # A fixed pool, no overflow: connections opened past the pool were closed again on return,
     # and under load that churn cost more than the wait for a pooled one (FACADE_DATABASE_POOL_SIZE).
     return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=0)
+
+
+def _sqlite(url: str, **pool: Any) -> Engine:
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
+
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return engine
+
+
+def kept_connections(engine: Engine) -> Engine | None:
+    """For a SQLite file, the engine of the connections each thread keeps for the calls it runs
+    (facade/serving/callsessions.py); None for any other database, whose calls take a pooled
+    connection each.
+
+    Taking a connection from the pool and giving it back was ~30 of a `projects.project_get`'s
+    ~330 us of server CPU (2026-12-06, issue 17: the same server with and without, side by side).
+    A SQLite connection is an open file and a page cache, so each thread that runs calls keeps
+    one: at most FACADE_WORKER_THREADS and the event loop's (an async handler's), opened when a
+    thread first reads and never through the pool, which stays the others' (approvals, audit,
+    the dashboard). A PostgreSQL connection is a server process, bounded by
+    FACADE_DATABASE_POOL_SIZE, so its calls stay pooled."""
+    if engine.dialect.name != "sqlite" or not isinstance(engine.pool, QueuePool):
+        return None
+    return _sqlite(engine.url.render_as_string(hide_password=False), poolclass=NullPool)
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -19,7 +19,7 @@ from facade.access.audit import Audit
 from facade.serving.calls import Calls
 from facade.access.cards import CardStore, MemoryCards
 from facade.access.changes import Changes
-from facade.serving.database import make_engine, require_database, session_factory
+from facade.serving.database import kept_connections, make_engine, require_database, session_factory
 from facade.serving.metrics import Metrics
 from facade.serving.pauses import collector_paused
 from facade.catalogue.discovery import discover
@@ -101,7 +101,9 @@ def _build_service(settings: Settings, transport: Transport) -> Service:
             if agent.dev_token:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
     engine = make_engine(settings.effective_database_url, settings.database_pool_size)
-    metrics.watch_database(engine)
+    kept = kept_connections(engine)
+    for watched in (engine, kept) if kept is not None else (engine,):
+        metrics.watch_database(watched)
     sessions = session_factory(engine)
     audit = Audit(sessions)
     calls = Calls(
@@ -117,6 +119,7 @@ def _build_service(settings: Settings, transport: Transport) -> Service:
         max_pending_cards=settings.max_pending_cards,
         call_deadline=settings.call_deadline_seconds,
         hold_refusal=STDIO_PRIVATE_CARDS if transport == "stdio" and not settings.redis_url else None,
+        connect=kept.connect if kept is not None else None,
     )
     return Service(
         settings,
