@@ -5,6 +5,7 @@ whose driver cannot say whether a transaction is open."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -273,6 +274,31 @@ def test_a_session_whose_connection_a_handler_spoiled_is_replaced(tmp_path: Path
     again.add(Row(name="after"))
     sessions.finish(again, failed=False)
     assert names(engine) == ["after"]  # nothing of the spoiled connection's
+    engine.dispose()
+
+
+def test_a_commit_the_database_refused_leaves_no_transaction_behind(tmp_path: Path) -> None:
+    """A deferred foreign key fails at COMMIT itself, after which SQLAlchemy sends no rollback:
+    the driver's transaction, and the database's write lock, must not stay with the thread."""
+    engine, sessions = sqlite_sessions(tmp_path / "deferred.db", kept=True)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE parent (id INTEGER PRIMARY KEY)"))
+        connection.execute(
+            text("CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)")
+        )
+    session = sessions()
+    session.execute(text("INSERT INTO child (parent_id) VALUES (99)"))  # no such parent: refused at COMMIT
+    with pytest.raises(IntegrityError):
+        sessions.finish(session, failed=False)
+    other = sqlite3.connect(tmp_path / "deferred.db", timeout=1)  # another writer, which a held lock would stop
+    other.execute("INSERT INTO parent (id) VALUES (1)")
+    other.commit()
+    other.close()
+    again = sessions()
+    again.execute(text("INSERT INTO child (parent_id) VALUES (1)"))
+    sessions.finish(again, failed=False)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT parent_id FROM child")).scalars().all() == [1]
     engine.dispose()
 
 

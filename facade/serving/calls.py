@@ -212,9 +212,9 @@ class Calls:
             ctx = self._context(agent, conversation)
             try:
                 capability.precheck(ctx, args)
-            finally:
-                if ctx.opened_db is not None:
-                    ctx.opened_db.close()
+            finally:  # a precheck only looks: nothing it did is committed
+                if ctx.opened_db is not None and self.sessions is not None:
+                    self.sessions.finish(ctx.opened_db, failed=True)
         arguments = {k: v for k, v in args.model_dump(mode="json").items() if k not in IDENTITY_FIELDS}
         return self.approvals.hold(capability, arguments, agent.name, conversation)
 

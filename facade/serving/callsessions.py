@@ -68,8 +68,8 @@ class CallSessions:
             connection = self.connect()
             session = self.factory(bind=connection)
             self._connections[session] = connection
-        if self._settings is None:
-            self._settings = _settings(session)
+        if self._settings is None:  # the bind each session is held to is its own connection, if it has one
+            self._settings = _settings(session) if self.connect is None else (None, *_settings(session)[1:])
         return session
 
     def finish(self, session: Session, *, failed: bool) -> None:
@@ -104,7 +104,7 @@ class CallSessions:
             return False
         connection = self._connections.get(session)
         if connection is not None:  # bound to its own, which must still be fit for the next call
-            if connection.closed or connection.invalidated or connection.in_transaction():  # a transaction close() left
+            if connection.closed or connection.invalidated or _in_transaction(connection):
                 return False
             settings = (connection, *settings[1:])
         return _unchanged(session, settings)
@@ -128,6 +128,16 @@ def nothing_to_commit(session: Session) -> bool:
         return False
     dbapi_connection = session.connection().connection.dbapi_connection
     return getattr(dbapi_connection, "in_transaction", True) is False
+
+
+def _in_transaction(connection: Connection) -> bool:
+    """Whether a transaction is open on `connection` after its session closed: one begun on the
+    connection itself, or one the driver still holds because its COMMIT failed (a deferred
+    foreign key): SQLAlchemy then stops tracking it and sends no rollback, which the pool's
+    reset on return used to send."""
+    if connection.in_transaction():
+        return True
+    return getattr(connection.connection.dbapi_connection, "in_transaction", True) is not False
 
 
 def _settings(session: Session) -> tuple[object, ...]:
