@@ -71,8 +71,9 @@ class Calls:
     runs through the same code as any call. `hold_refusal`, when set, refuses every approval-2
     call with that message instead of holding it (a process whose cards no operator can reach).
     `connect`, when set, gives each thread's call sessions a connection of their own
-    (facade/serving/callsessions.py). The event loop never waits on I/O here: the view (elevations, over Redis), the card store
-    and the database are all reached from worker threads.
+    (facade/serving/callsessions.py). The event loop never waits on I/O here: the view
+    (elevations, over Redis), the card store and the database are all reached from worker
+    threads.
     """
 
     def __init__(

@@ -25,8 +25,8 @@ alternating 3 s blocks, 2026-12-05 and -06, issue 17):
   kept together, so no call takes a connection from the pool and gives it back: 0.38 -> 0.35
   and 0.33 -> 0.30 ms of server CPU per call, +10% calls/s, in two runs. Beside the reasons
   above, a session is not kept when its connection was closed, invalidated, or left inside a
-  transaction its close does not end (one begun on the connection itself); a session not kept
-  closes its connection.
+  transaction its close does not end (one begun on the connection itself, or one whose COMMIT
+  the database refused); a session not kept closes its connection.
 """
 
 from __future__ import annotations
