@@ -22,8 +22,8 @@ alternating 3 s blocks, 2026-12-05 and -06, issue 17):
   is closed), since a later call on the same thread may be using it.
 - **A SQLite connection stays with its thread** (`connect`, facade/serving/database.py
   `kept_connections`): a thread's session is made on a connection of its own and the two are
-  kept together, so no call takes a connection from the pool and gives it back: 0.38 -> 0.35
-  and 0.33 -> 0.30 ms of server CPU per call, +10% calls/s, in two runs. Beside the reasons
+  kept together, so no call takes a connection from the pool and gives it back: 0.38 -> 0.35,
+  0.35 -> 0.31 and 0.37 -> 0.35 ms of server CPU per call in three runs (+6% to +12% calls/s). Beside the reasons
   above, a session is not kept when its connection was closed, invalidated, or left inside a
   transaction its close does not end (one begun on the connection itself, or one whose COMMIT
   the database refused); a session not kept closes its connection.

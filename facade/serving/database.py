@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import URL, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool, QueuePool
@@ -56,12 +56,16 @@ def _engine(url: str, pool_size: int) -> Engine:
         # but keeps all 15: under 16 clients the overflow ones were opened (three PRAGMAs) and
         # closed again for ~10% of calls, ~13% of a projects.project_get's worker-thread CPU
         # (2026-12, issue 17). An in-memory database keeps its pool of one connection per thread.
-        parsed = make_url(url)
-        file_pool = issubclass(parsed.get_dialect().get_pool_class(parsed), QueuePool)  # SQLAlchemy's own rule
-        return _sqlite(url, **({"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0} if file_pool else {}))
+        return _sqlite(url, **({"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0} if _sqlite_file(make_url(url)) else {}))
     # A fixed pool, no overflow: connections opened past the pool were closed again on return,
     # and under load that churn cost more than the wait for a pooled one (FACADE_DATABASE_POOL_SIZE).
     return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=0)
+
+
+def _sqlite_file(url: URL) -> bool:
+    """Whether `url` is a SQLite database in a file, by SQLAlchemy's own rule: it pools a file's
+    connections in a queue and an in-memory database's one per thread."""
+    return url.get_backend_name() == "sqlite" and issubclass(url.get_dialect().get_pool_class(url), QueuePool)
 
 
 def _sqlite(url: str, **pool: Any) -> Engine:
@@ -90,7 +94,7 @@ def kept_connections(engine: Engine) -> Engine | None:
     thread first reads and never through the pool, which stays the others' (approvals, audit,
     the dashboard). A PostgreSQL connection is a server process, bounded by
     FACADE_DATABASE_POOL_SIZE, so its calls stay pooled."""
-    if engine.dialect.name != "sqlite" or not isinstance(engine.pool, QueuePool):
+    if not _sqlite_file(engine.url):
         return None
     return _sqlite(engine.url.render_as_string(hide_password=False), poolclass=NullPool)
 

@@ -101,9 +101,10 @@ def _build_service(settings: Settings, transport: Transport) -> Service:
             if agent.dev_token:
                 log.warning("agent.no_token", agent=agent.name, hint=f"set {agent.token_env or 'token_env'}")
     engine = make_engine(settings.effective_database_url, settings.database_pool_size)
-    kept = kept_connections(engine)
-    for watched in (engine, kept) if kept is not None else (engine,):
-        metrics.watch_database(watched)
+    metrics.watch_database(engine)
+    kept = kept_connections(engine)  # a SQLite file's calls keep a connection per thread
+    if kept is not None:
+        metrics.watch_database(kept)
     sessions = session_factory(engine)
     audit = Audit(sessions)
     calls = Calls(
