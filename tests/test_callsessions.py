@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from facade.serving.database import kept_connections, make_engine, session_facto
 from facade.serving.calls import CallRequest
 from facade.serving.outcomes import Outcome
 from facade.serving.service import build_service, prepare_database
-from tests.support import DEV, base_env, postgres_database
+from tests.support import DEV, ServerProcess, base_env, postgres_database, raw_call
 
 
 class Base(DeclarativeBase):
@@ -313,6 +314,52 @@ def test_of_two_sessions_at_once_on_a_thread_one_is_kept_and_the_others_connecti
     assert isinstance(outer_connection, Connection) and outer_connection.closed
     assert sessions() is inner
     engine.dispose()
+
+
+def test_closing_closes_every_threads_connection_and_hands_out_none_made_before(tmp_path: Path) -> None:
+    engine, sessions = sqlite_sessions(tmp_path / "closed.db", kept=True)
+    mine = sessions()
+    mine.add(Row(name="before"))
+    sessions.finish(mine, failed=False)  # kept as this thread's spare
+    theirs: list[Session] = []
+
+    def other_thread() -> None:
+        session = sessions()
+        session.scalars(select(Row.name)).all()
+        sessions.finish(session, failed=False)
+        theirs.append(session)
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join(timeout=30)
+    assert theirs
+    connections = [mine.bind, theirs[0].bind]
+    assert all(isinstance(c, Connection) and not c.closed for c in connections)
+    sessions.close()
+    assert all(isinstance(c, Connection) and c.closed for c in connections)
+    after = sessions()  # serving again: a new session on a new connection
+    assert after is not mine and isinstance(after.bind, Connection) and not after.bind.closed
+    assert after.scalars(select(Row.name)).all() == ["before"]
+    sessions.finish(after, failed=False)
+    sessions.close()
+    engine.dispose()
+
+
+def test_a_server_that_stops_closes_its_database(tmp_path: Path) -> None:
+    """The last connection to a WAL database to close checkpoints it and removes its `-wal` file:
+    a server stopped after calls on several threads leaves the database file alone."""
+    server = ServerProcess(tmp_path).start()
+    wal = tmp_path / "data" / "facade.db-wal"
+    try:
+        headers = {"Authorization": f"Bearer {DEV['atlas']}"}
+        with ThreadPoolExecutor(8) as pool:  # more than one worker thread keeps a connection
+            results = list(pool.map(lambda _: raw_call(server.url, "projects.project_get", {"project_id": 1}, headers), range(64)))
+        assert all(not result.get("isError") for result in results)
+        assert wal.exists()  # open connections hold it
+    finally:
+        server.stop()
+    assert "Application shutdown complete" in server.log()  # stopped as asked (uvicorn then re-raises SIGTERM)
+    assert not wal.exists(), server.log()
 
 
 def test_a_served_sqlite_file_runs_calls_on_kept_connections_and_counts_their_errors(

@@ -4,7 +4,8 @@
 While it runs: the change feed (facade/access/changes.py) reaches the transport's sessions as
 `list_changed`, changes published by other processes are received (with Redis: an approval on
 `facade serve` reaches a `facade stdio` client), and the sweep expires elevations and cards
-whose time has passed. When it ends, the served-catalogue trace is closed.
+whose time has passed. When it ends, the served-catalogue trace and the database connections
+are closed.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ async def serving(service: Service, sink: ChangeSink) -> AsyncIterator[None]:
         finally:
             unsubscribe()
             service.trace.close()
+            service.close()
 
 
 async def sweep_forever(service: Service) -> None:

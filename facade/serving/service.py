@@ -66,6 +66,13 @@ class Service:
     audit: Audit
     metrics: Metrics
 
+    def close(self) -> None:
+        """Close the database connections: those the calls keep, then the pool's. The service
+        may serve again after (each is opened anew when first needed)."""
+        if self.calls.sessions is not None:
+            self.calls.sessions.close()
+        self.engine.dispose()
+
 
 def build_service(settings: Settings | None = None, *, transport: Transport = "http") -> Service:
     """Everything a server needs; raises ConfigError (with the offender named) on bad config.
