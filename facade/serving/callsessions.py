@@ -28,7 +28,8 @@ alternating 3 s blocks, 2026-12-05 and -06, issue 17):
   transaction its close does not end (one begun on the connection itself, or one whose COMMIT
   the database refused); a session not kept closes its connection. When serving ends, `close()`
   closes every connection still kept, so the last one to a WAL database checkpoints it and takes
-  its `-wal` and `-shm` files away, as a clean stop should (before, they waited for the collector).
+  its `-wal` and `-shm` files away, as a clean stop should (before, a stopped server left them to
+  the next start to recover).
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ class CallSessions:
 
     def close(self) -> None:
         """Close every connection a session was made with; no session made before is handed out
-        again (each thread's spare stays with the old `threading.local`). A call still running
-        finds its connection closed when it ends, so its session is not kept either."""
+        again (each thread's spare stays with the old `threading.local`). For when no call runs:
+        the end of serving, after the transport has let its requests finish."""
         self._spare = threading.local()
         with self._made:
             connections = list(self._connections.values())
