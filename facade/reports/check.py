@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facade.kit.capability import IDENTITY_FIELDS, example_problem
 from facade.serving.service import Service
-from facade.reports.denylist import MAX_NAME, deny_names, runtime_tool_name
+from facade.reports.denylist import MAX_NAME, deny_names, runtime_names
 from facade.reports.lock import LOCK_FILE, live, lock_changes, read_lock
 from facade.access.elevation import MemoryElevations
 from facade.errors import ConfigError
@@ -192,9 +192,10 @@ def _field_descriptions(schema: Any) -> list[str]:
 def _agreement(service: Service, report: CheckReport) -> None:
     """For every agent × domain × (elevated or not): listing, enforcement, deny-list and TOOLS.md
     agree, and the deny-list plus the view is the whole catalogue."""
-    everything = [c.name for c in service.registry]
-    spelled = [runtime_tool_name("facade", n) for n in everything]
-    if len(set(spelled)) != len(spelled) or any(len(f"facade__{n}") > MAX_NAME for n in everything):
+    # The runtime sees what tools/list announces: a wire name where one is given.
+    announced = [c.tool_name for c in service.registry]
+    everything = runtime_names(service.registry)
+    if len(set(everything)) != len(everything) or any(len(f"facade__{n}") > MAX_NAME for n in announced):
         report.problems.append("agreement: runtime tool names collide or are cut at 64 characters")
     cases = 0
     for agent in service.agents.values():
@@ -204,7 +205,7 @@ def _agreement(service: Service, report: CheckReport) -> None:
             conversation = f"check-{domain or 'default'}"
             if domain is not None:
                 elevations.grant(agent.name, conversation, domain)
-            problem = agreement_problem(service, views, agent.name, conversation)
+            problem = agreement_problem(service, views, agent.name, conversation, everything)
             if problem:
                 report.problems.append(f"agreement: {agent.name}, {domain or 'no'} elevation: {problem}")
             cases += 1
@@ -217,16 +218,19 @@ def _agreement(service: Service, report: CheckReport) -> None:
             )
 
 
-def agreement_problem(service: Service, views: Views, agent_name: str, conversation: str) -> str | None:
-    """Why the surfaces disagree for (agent, conversation), or None when they agree."""
+def agreement_problem(
+    service: Service, views: Views, agent_name: str, conversation: str, everything: list[str] | None = None
+) -> str | None:
+    """Why the surfaces disagree for (agent, conversation), or None when they agree.
+    `everything`: the whole catalogue's runtime names, when the caller has them already."""
     agent = views.agents[agent_name]
     # tools/list and tools/call read one View (listing its tools, resolving names in them), so
     # they cannot disagree; what can is every surface computed beside it.
     view = views.view(agent, conversation)
-    listed = [c.name for c in view]
     denied = deny_names(views, agent, conversation)
-    allowed = [runtime_tool_name("facade", n) for n in listed]
-    everything = [runtime_tool_name("facade", c.name) for c in service.registry]
+    allowed = runtime_names(view)
+    if everything is None:
+        everything = runtime_names(service.registry)
     if set(denied) & set(allowed) or sorted(denied + allowed) != sorted(everything):
         return "deny-list + visible list is not exactly the whole catalogue"
     text = render_tools_md(views, agent, conversation, service.settings.tools_template)

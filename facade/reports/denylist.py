@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from facade.catalogue.agents import Agent
 from facade.errors import UsageError
+from facade.kit.capability import Capability
 from facade.catalogue.views import Views
 
 Format = Literal["openclaw", "json", "lines"]
@@ -28,10 +30,16 @@ def runtime_tool_name(server: str, tool: str) -> str:
     return _UNSAFE.sub("-", f"{server}__{tool}")[:MAX_NAME]
 
 
+def runtime_names(capabilities: Iterable[Capability], server: str = DEFAULT_SERVER_NAME) -> list[str]:
+    """`capabilities` as the runtime lists them: by the name `tools/list` announces (a wire name
+    where one is given), mangled."""
+    return [runtime_tool_name(server, c.tool_name) for c in capabilities]
+
+
 def deny_names(views: Views, agent: Agent, conversation: str | None, server: str = DEFAULT_SERVER_NAME) -> list[str]:
     """Every catalogue tool outside the agent's view, as the runtime names it."""
     allowed = {c.name for c in views.view(agent, conversation)}
-    return [runtime_tool_name(server, c.tool_name) for c in views.registry if c.name not in allowed]
+    return runtime_names((c for c in views.registry if c.name not in allowed), server)
 
 
 def render(
