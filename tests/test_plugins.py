@@ -45,9 +45,10 @@ def core_only(name: str) -> Domain:
     return domain
 
 
-def check_in(tmp_path: Path, *extra: str, also: str = "") -> tuple[int, dict]:  # type: ignore[type-arg]
+def check_in(tmp_path: Path, *extra: str, also: str = "", path: Path | None = None) -> tuple[int, dict]:  # type: ignore[type-arg]
     """`facade check --json` with the hello module on FACADE_DOMAINS (from a folder of its own),
-    plus the modules in `also`, and an agent `greeter` that uses it and has no budget entry."""
+    plus the modules in `also`, and an agent `greeter` that uses it and has no budget entry;
+    `path`, a folder put first on the Python path."""
     plugin = tmp_path / "plugin"
     plugin.mkdir()
     (plugin / "hello_domain.py").write_text(HELLO)
@@ -59,7 +60,7 @@ def check_in(tmp_path: Path, *extra: str, also: str = "") -> tuple[int, dict]:  
     lock.write_text((REPO / "catalogue.lock").read_text())
     env = {
         "FACADE_DOMAINS": ",".join(filter(None, ["hello_domain", also])),
-        "PYTHONPATH": os.pathsep.join([str(plugin), str(REPO)]),
+        "PYTHONPATH": os.pathsep.join([*([str(path)] if path else []), str(plugin), str(REPO)]),
     }
     args = ["check", "--json", "--budget", str(DEMO_BUDGET), "--lock", str(lock), *extra]
     done = facade(tmp_path, *args, env=env)

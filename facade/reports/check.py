@@ -13,16 +13,18 @@ from __future__ import annotations
 import re
 import tomllib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from facade.kit.capability import IDENTITY_FIELDS, example_problem
+from facade.kit.capability import IDENTITY_FIELDS, Capability, example_problem
 from facade.serving.service import Service
 from facade.reports.denylist import MAX_NAME, deny_names, runtime_names
 from facade.reports.lock import LOCK_FILE, live, lock_changes, read_lock
+from facade.reports.spread import spread
 from facade.access.elevation import MemoryElevations
 from facade.errors import ConfigError
 from facade.tokencount import DEFAULT_TOKENIZER, bundled_name, count_exact
@@ -103,8 +105,9 @@ def load_budget(path: Path) -> BudgetFile:
 def run_check(service: Service, budget: BudgetFile, lock: Path = LOCK_FILE) -> CheckReport:
     report = CheckReport(warnings=list(service.registry.warnings))
     _floors(service, budget.floors, report)
-    _identity(service, report)
-    report.problems += example_problems(service)
+    models = spread(list(service.registry), _model_findings)
+    _identity(service, [bare for bare, _ in models], report)
+    report.problems += [f"example: {problem}" for _, problem in models if problem is not None]
     report.problems += lint_descriptions(service)
     _agreement(service, report)
     _budgets(service, budget, report)
@@ -139,11 +142,24 @@ def _floors(service: Service, floors: Floors, report: CheckReport) -> None:
             report.problems.append(f"floor: domain {name} has only {'/'.join(sorted(tiers))} capabilities; it needs both")
 
 
-def _identity(service: Service, report: CheckReport) -> None:
+def _model_findings(capabilities: Sequence[Capability]) -> list[tuple[bool, str | None]]:
+    """For each capability, what its models say (the costly part of the gate, spread over the
+    CPUs): whether its parsed model declares both identity fields bare, and what is wrong with its
+    declared example."""
+    return [(_identity_bare(cap.parsed_model), example_problem(cap)) for cap in capabilities]
+
+
+def _identity_bare(parsed_model: type[BaseModel]) -> bool:
+    fields = parsed_model.model_fields
+    return all(n in fields and fields[n].description is None and fields[n].is_required() for n in IDENTITY_FIELDS)
+
+
+def _identity(service: Service, bare: list[bool], report: CheckReport) -> None:
+    """`bare`: for each capability in order, whether its parsed model declares the identity
+    fields bare (`_model_findings`)."""
     parsed = announced = 0
-    for cap in service.registry:
-        fields = cap.parsed_model.model_fields
-        if all(n in fields and fields[n].description is None and fields[n].is_required() for n in IDENTITY_FIELDS):
+    for cap, declared in zip(service.registry, bare, strict=True):
+        if declared:
             parsed += 1
         else:
             report.problems.append(f"identity: {cap.name}'s parsed model does not declare both identity fields bare")
@@ -153,11 +169,6 @@ def _identity(service: Service, report: CheckReport) -> None:
             report.problems.append(f"identity: {cap.name}'s announced schema shows an identity field")
     total = len(service.registry) or 1
     report.facts.update(identity_parsed_pct=round(100 * parsed / total, 1), identity_announced_pct=round(100 * announced / total, 1))
-
-
-def example_problems(service: Service) -> list[str]:
-    """Every declared example its input model refuses, naming the capability and what is wrong."""
-    return [f"example: {problem}" for cap in service.registry if (problem := example_problem(cap)) is not None]
 
 
 def lint_descriptions(service: Service) -> list[str]:
