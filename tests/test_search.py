@@ -75,3 +75,20 @@ class TestThroughACall:
         assert moved["callable_now"] is False and "skills.elevate" in moved["needs"]
         core = next(row for row in found.values() if row["callable_now"])
         assert core["needs"] == "nothing" or "approves" in core["needs"] or "asks" in core["needs"]
+
+    async def test_a_tool_announced_by_a_wire_name_is_found_and_described_by_it(self) -> None:
+        """The conformance fixtures are listed as `test_*`: search names them so, and describing
+        takes that name as well as the capability's."""
+        registry = discover(["tests.fixtures.conformance_domain"])
+        agent = agent_with({"conformance": "full", "skills": "full"})
+        views = Views(registry, {"seeker": agent}, MemoryElevations())
+        calls = Calls(views, TokenBook({"seeker": agent}, on_loopback=True), None, MemoryCards(), None)  # type: ignore[arg-type]
+        listed = {c.tool_name for c in views.view(agent, None)}
+        found = await calls.run(CallRequest("skills.tool_search", {"query": "simple text content", "limit": 50}, bearer="facade-dev-seeker"))
+        assert found.ok, found
+        names = [row["name"] for row in found.data["tools"]]  # type: ignore[index]
+        assert "test_simple_text" in names and set(names) <= listed
+        for name in ("test_simple_text", "conformance.simple_text"):
+            described = await calls.run(CallRequest("skills.tool_describe", {"name": name}, bearer="facade-dev-seeker"))
+            assert described.ok, described
+            assert described.data["tool"]["name"] == "test_simple_text" and described.data["available_now"] is True  # type: ignore[index]

@@ -78,7 +78,7 @@ class AgentSelfService:
             callable_now = view.resolve(capability.name) is not None
             rows.append(
                 {
-                    "name": capability.name,
+                    "name": capability.tool_name,  # as tools/list shows it, so the model finds it there
                     "description": capability.description,
                     "callable_now": callable_now,
                     "needs": needs(capability, callable_now),
@@ -91,7 +91,8 @@ class AgentSelfService:
         return self.view().resolve(name) is not None
 
     def describe(self, name: str) -> dict[str, Any] | None:
-        capability = self.views.registry.get(name)
+        """The tool as announced, named by its capability name or the name tools/list shows."""
+        capability = self.views.registry.get(name) or self.views.registry.announced(name)
         if capability is None or capability.domain not in self.agent.apps:
             return None
         return announced_tool(capability)

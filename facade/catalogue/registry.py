@@ -24,7 +24,7 @@ class Registry:
         self._capabilities: dict[str, Capability] = {}
         # Only the wire names that differ from their capability's name: the others are the
         # names themselves, and a set of all 10,449 was ~50 bytes per capability (2026-12-04).
-        self._wire_names: set[str] = set()
+        self._wired: dict[str, Capability] = {}
         self._uris: set[str] = set()
         self._prompt_names: set[str] = set()
         self.warnings: list[str] = []
@@ -45,7 +45,7 @@ class Registry:
                 problems.append(f"capability {cap.name!r} is declared in domain {domain.name!r}")
             elif cap.name in seen or cap.name in self._capabilities:
                 problems.append(f"capability {cap.name!r} is declared twice")
-            elif cap.tool_name != cap.name and (cap.tool_name in seen or self._announces(cap.tool_name)):
+            elif cap.tool_name != cap.name and (cap.tool_name in seen or self.announced(cap.tool_name) is not None):
                 problems.append(f"capability {cap.name!r}: its wire name {cap.tool_name!r} is taken")
             seen.update({cap.name, cap.tool_name})
         uris = [r.uri for r in domain.resources]
@@ -62,14 +62,17 @@ class Registry:
         for cap in domain.capabilities:
             self._capabilities[cap.name] = cap
             if cap.tool_name != cap.name:
-                self._wire_names.add(cap.tool_name)
+                self._wired[cap.tool_name] = cap
         self._uris.update(uris)
         self._prompt_names.update(prompts)
 
-    def _announces(self, tool_name: str) -> bool:
-        """Whether a registered capability is listed as `tool_name`."""
+    def announced(self, tool_name: str) -> Capability | None:
+        """The capability `tools/list` announces as `tool_name`: by its wire name, else its name."""
+        wired = self._wired.get(tool_name)
+        if wired is not None:
+            return wired
         named = self._capabilities.get(tool_name)
-        return tool_name in self._wire_names or (named is not None and named.tool_name == tool_name)
+        return named if named is not None and named.tool_name == tool_name else None
 
     def get(self, name: str) -> Capability | None:
         return self._capabilities.get(name)
