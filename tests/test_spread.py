@@ -58,6 +58,22 @@ class TestSpread:
         """)
         assert out["dies"] == out["raises"] == [x + 1 for x in range(4000)]
 
+    def test_a_fork_the_system_refuses_leaves_the_share_to_the_parent(self) -> None:
+        out = run("""
+            import errno, json, os
+            from facade.reports import spread as s
+
+            def refused():
+                raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+            s.os.fork = refused
+            before = len(os.listdir("/proc/self/fd"))
+            got = s.spread(list(range(4000)), lambda share: [(x, os.getpid()) for x in share])
+            print(json.dumps({"values": [v for v, _ in got], "pids": sorted({p for _, p in got}),
+                              "fds": len(os.listdir("/proc/self/fd")) - before}))
+        """)
+        assert out["values"] == list(range(4000)) and len(out["pids"]) == 1 and out["fds"] == 0
+
     def test_small_work_stays_in_one_process(self) -> None:
         out = run("""
             import json, os

@@ -8,7 +8,8 @@ shares with the parent (copy-on-write; `facade check` has frozen it) and sends b
 found, pickled, through a pipe; the parent does the first share itself. Nothing is forked where
 the work is small (a fork and its pipe cost more than 2,000 capabilities' checks save), where
 there is one CPU to use, or where the platform cannot fork. A child that fails or dies is not
-trusted: its share is done again in the parent, so the gate's answer never depends on a fork.
+trusted, and a fork the system refuses is not retried: that share is done in the parent, so the
+gate's answer never depends on a fork.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ def spread(items: Sequence[T], work: Callable[[Sequence[T]], list[R]]) -> list[R
         return work(items)
     size = -(-len(items) // cpus)
     shares = [items[i : i + size] for i in range(0, len(items), size)]
-    children = [_fork(work, share) for share in shares[1:]]
+    children = [(share, _fork(work, share)) for share in shares[1:]]
     results = work(shares[0])
-    for share, (pid, reader) in zip(shares[1:], children):
-        results += _collected(pid, reader, work, share)
+    for share, child in children:
+        results += work(share) if child is None else _collected(*child, work, share)
     return results
 
 
@@ -49,9 +50,19 @@ def _usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _fork(work: Callable[[Sequence[T]], list[R]], share: Sequence[T]) -> tuple[int, int]:
-    reader, writer = os.pipe()
-    pid = os.fork()
+def _fork(work: Callable[[Sequence[T]], list[R]], share: Sequence[T]) -> tuple[int, int] | None:
+    """A child working on `share`: its pid and the pipe its findings come through; None when
+    no process or pipe can be had (a limit, a sandbox), and the share is done here."""
+    try:
+        reader, writer = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return None
     if pid == 0:  # the child: never returns into the caller's code, never runs its exit handlers
         status = 1
         try:
