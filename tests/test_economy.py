@@ -147,15 +147,12 @@ class TestGate:
     def test_a_domain_announced_by_wire_names_agrees(self, tmp_path: Path) -> None:
         # The conformance fixtures are announced as `test_*`, not by their names, and are in no
         # agent's apps: every agent's deny-list names them as the runtime lists them.
-        done = facade(
-            tmp_path, "check", "--budget", str(DEMO_BUDGET), "--json",
-            env={"FACADE_DOMAINS": "tests.fixtures.conformance_domain", **REPO_AGENTS},
-        )
+        env = {"FACADE_DOMAINS": "tests.fixtures.conformance_domain", **REPO_AGENTS}
+        done = facade(tmp_path, "check", "--budget", str(DEMO_BUDGET), "--json", env=env)
         report = json.loads(done.stdout)
         assert [p for p in report["problems"] if p.startswith("agreement:")] == [], report["problems"][:3]
         assert done.returncode == 0 and report["ok"], report["problems"]
-        lines = facade(tmp_path, "denylist", "atlas", "--format", "lines",
-                       env={"FACADE_DOMAINS": "tests.fixtures.conformance_domain", **REPO_AGENTS}).stdout.split()
+        lines = facade(tmp_path, "denylist", "atlas", "--format", "lines", env=env).stdout.split()
         assert "facade__test_simple_text" in lines and "facade__conformance-simple_text" not in lines
 
     def test_malformed_budget(self, tmp_path: Path) -> None:

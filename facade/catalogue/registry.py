@@ -22,8 +22,9 @@ class Registry:
     def __init__(self, domains: Iterable[Domain] = ()) -> None:
         self._domains: dict[str, Domain] = {}
         self._capabilities: dict[str, Capability] = {}
-        # Only the wire names that differ from their capability's name: the others are the
-        # names themselves, and a set of all 10,449 was ~50 bytes per capability (2026-12-04).
+        # The capabilities whose wire name differs from their name, by that wire name: the others
+        # are announced by their names, and a set of all 10,449 names was ~50 bytes per
+        # capability (2026-12-04).
         self._wired: dict[str, Capability] = {}
         self._uris: set[str] = set()
         self._prompt_names: set[str] = set()

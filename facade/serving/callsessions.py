@@ -109,10 +109,9 @@ class CallSessions:
         the end of serving, after the transport has let its requests finish."""
         self._spare = threading.local()
         with self._made:
-            connections = list(self._connections.values())
-        for connection in connections:
-            with contextlib.suppress(DBAPIError):
-                connection.close()
+            sessions = list(self._connections)
+        for session in sessions:
+            self._drop(session)
 
     def _reusable(self, session: Session) -> bool:
         settings = self._settings
