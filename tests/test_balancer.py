@@ -102,6 +102,8 @@ class Balancer:
 class Deployment:
     balancer: Balancer
     replicas: list[ServerProcess]
+    root: Path
+    env: dict[str, str]  # what a further replica of the same deployment starts with
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +121,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
                 replicas.append(ServerProcess(root / name, env=env, name=f"replica-{name}").start())
             balancer = Balancer(root, [r.port for r in replicas]).start()
             try:
-                yield Deployment(balancer, replicas)
+                yield Deployment(balancer, replicas, root, env)
             finally:
                 balancer.stop()
         finally:
@@ -194,6 +196,21 @@ class TestForwarding:
             refused = post(replica.url, forged, "tools/list", {})
             assert refused.status_code == 404 and jsonrpc(refused)["error"]["message"] == "Session not found"
 
+    def test_a_stopped_owner_s_session_is_not_found_where_it_was_forwarded_before(self, deployment: Deployment) -> None:
+        # The replica that forwarded to it keeps the owner's URL for a while (facade/mcp/replicas.py):
+        # the owner gone, that URL refuses the connection, which answers as a missing entry does.
+        (deployment.root / "c").mkdir()
+        owner = ServerProcess(deployment.root / "c", env=deployment.env, name="replica-c").start()
+        try:
+            session = open_session(owner.url, "owner-stops")
+            forwarder = deployment.replicas[0]
+            assert post(forwarder.url, session, "tools/list", {}).status_code == 200
+        finally:
+            owner.stop()
+        for _ in range(2):  # the second after the URL is forgotten: Redis says the owner is gone
+            gone = post(forwarder.url, session, "tools/list", {})
+            assert gone.status_code == 404 and jsonrpc(gone)["error"]["message"] == "Session not found"
+
     def test_a_forwarded_request_is_not_forwarded_again(self, deployment: Deployment) -> None:
         owner, other = deployment.replicas
         session = open_session(owner.url, "hop")
@@ -232,3 +249,54 @@ class TestReplicaIds:
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         assert Settings().effective_replica_url == expected
+
+
+class Directory:
+    """Stands in for Redis's replica entries, counting the look-ups."""
+
+    def __init__(self, entries: dict[str, str]) -> None:
+        self.entries = entries
+        self.lookups = 0
+
+    async def lookup(self, replica_id: str) -> str | None:
+        self.lookups += 1
+        return self.entries.get(replica_id)
+
+
+class TestOwnerLookups:
+    """A forwarded call finds its owner's URL without a Redis round trip each time."""
+
+    @pytest.fixture
+    def clock(self, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+        import facade.mcp.replicas as replicas
+
+        now = [1000.0]
+        monkeypatch.setattr(replicas.time, "monotonic", lambda: now[0])
+        return now
+
+    async def test_an_owner_is_asked_for_once_a_heartbeat(self, clock: list[float]) -> None:
+        from facade.mcp.replicas import HEARTBEAT_SECONDS, Replica, session_id_for
+
+        directory = Directory({"0123456789ab": "http://owner:1"})
+        replica = Replica("http://me:2", directory)  # type: ignore[arg-type]
+        session = session_id_for("0123456789ab")
+        assert [await replica.owner_url(session) for _ in range(3)] == ["http://owner:1"] * 3
+        assert directory.lookups == 1
+        clock[0] += HEARTBEAT_SECONDS + 0.1
+        directory.entries["0123456789ab"] = "http://owner:3"  # what Redis says now
+        assert await replica.owner_url(session) == "http://owner:3" and directory.lookups == 2
+        assert await replica.owner_url(session_id_for(replica.id)) is None and directory.lookups == 2
+
+    async def test_an_unreachable_or_gone_owner_is_asked_about_again(self, clock: list[float]) -> None:
+        from facade.mcp.replicas import Replica, session_id_for
+
+        directory = Directory({"0123456789ab": "http://owner:1"})
+        replica = Replica("http://me:2", directory)  # type: ignore[arg-type]
+        session = session_id_for("0123456789ab")
+        await replica.owner_url(session)
+        replica.unreachable(session)
+        del directory.entries["0123456789ab"]
+        for _ in range(2):  # gone: refused each time, never remembered
+            with pytest.raises(LookupError):
+                await replica.owner_url(session)
+        assert directory.lookups == 3

@@ -78,9 +78,9 @@ class Forward:
         if owner is None:
             await self.app(scope, receive, send)
             return
-        await self._forward(owner, scope, receive, send)
+        await self._forward(owner, session_id.decode("latin-1"), scope, receive, send)
 
-    async def _forward(self, owner: str, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _forward(self, owner: str, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         assert self._client is not None
         body = await _whole_body(receive)
         query = scope.get("query_string", b"")
@@ -94,6 +94,7 @@ class Forward:
             response = await self._client.send(request, stream=True)
         except httpx2.HTTPError as exc:  # the owner stopped before its entry expired
             log.warning("forward.owner_unreachable", owner=owner, error=exc.__class__.__name__)
+            self.replica.unreachable(session_id)
             await refuse(send, 404, "Session not found")
             return
         try:
