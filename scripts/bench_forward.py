@@ -4,8 +4,9 @@ back from the lean load generator (scripts/loadgen.py) for `--seconds`, first to
 port, then to the other worker's, which forwards every call to the owner (facade/mcp/forward.py).
 CPU per call is read per worker (psutil), so the forwarder's cost stands beside the owner's cost
 of answering the same call in the same run; Redis `GET`s per call (`INFO commandstats`, reset
-before each block) count the owner look-ups (facade/mcp/replicas.py). The Redis database given
-is emptied first.
+before each block) count the owner look-ups (facade/mcp/replicas.py). Those statistics are the
+whole Redis server's, and are reset: give it a Redis no one else is using (the test suite uses
+databases 0 and 10-15). The Redis database given is emptied first.
 
     python scripts/bench_forward.py --redis-url redis://127.0.0.1:6379/9
 """
@@ -63,6 +64,7 @@ async def measure(redis_url: str, seconds: float, rounds: int) -> None:
             await asyncio.sleep(0.1)
         ports = {replica: int(url.rsplit(":", 1)[1]) for replica, url in urls.items()}
         procs = workers(served.pid, ports)
+        assert set(procs) == set(ports), f"found the processes of {sorted(procs)} among {sorted(ports)}"
         owner, forwarder = list(ports)
         async with httpx2.AsyncClient(timeout=60) as pool:
             sessions: list[dict[str, str]] = []
@@ -75,9 +77,17 @@ async def measure(redis_url: str, seconds: float, rounds: int) -> None:
                     requests = [raw_request("127.0.0.1", ports[target], "/mcp", headers, body)
                                 for body, headers in (side.request(bt.LEGACY, TOOL, s) for s in sessions)]
                     store.config_resetstat()
-                    before = {r: cpu(p) for r, p in procs.items()}
-                    generated, _ = await asyncio.to_thread(run_block, "127.0.0.1", ports[target], requests, seconds, lambda: 0.0)
-                    spent = {r: (cpu(p) - before[r]) * 1000 for r, p in procs.items()}
+                    # Read by run_block just before and just after the timed part (not the untimed
+                    # first call on each connection, which the generator sends before).
+                    snapshots: list[dict[str, float]] = []
+
+                    def probe() -> float:
+                        snapshots.append({r: cpu(p) for r, p in procs.items()})
+                        return 0.0
+
+                    generated, _ = await asyncio.to_thread(run_block, "127.0.0.1", ports[target], requests, seconds, probe)
+                    before, after = snapshots
+                    spent = {r: (after[r] - before[r]) * 1000 for r in procs}
                     n = len(generated.latencies)
                     assert n and not generated.error_count, generated.errors
                     gets = store.info("commandstats").get("cmdstat_get", {}).get("calls", 0)

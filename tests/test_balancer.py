@@ -197,9 +197,9 @@ class TestForwarding:
             assert refused.status_code == 404 and jsonrpc(refused)["error"]["message"] == "Session not found"
 
     def test_a_stopped_owner_s_session_is_not_found_where_it_was_forwarded_before(self, deployment: Deployment) -> None:
-        # The replica that forwarded to it keeps the owner's URL for a while (facade/mcp/replicas.py):
-        # the owner gone, that URL refuses the connection, which answers as a missing entry does.
-        (deployment.root / "c").mkdir()
+        # The forwarder keeps the owner's URL for a while (facade/mcp/replicas.py): whether it
+        # tries that URL (refused) or asks Redis (no entry), the answer is 404, never a hang or 5xx.
+        (deployment.root / "c").mkdir(exist_ok=True)
         owner = ServerProcess(deployment.root / "c", env=deployment.env, name="replica-c").start()
         try:
             session = open_session(owner.url, "owner-stops")
@@ -271,7 +271,7 @@ class TestOwnerLookups:
         import facade.mcp.replicas as replicas
 
         now = [1000.0]
-        monkeypatch.setattr(replicas.time, "monotonic", lambda: now[0])
+        monkeypatch.setattr(replicas, "monotonic", lambda: now[0])  # the module's clock, not the loop's
         return now
 
     async def test_an_owner_is_asked_for_once_a_heartbeat(self, clock: list[float]) -> None:
@@ -279,9 +279,10 @@ class TestOwnerLookups:
 
         directory = Directory({"0123456789ab": "http://owner:1"})
         replica = Replica("http://me:2", directory)  # type: ignore[arg-type]
-        session = session_id_for("0123456789ab")
-        assert [await replica.owner_url(session) for _ in range(3)] == ["http://owner:1"] * 3
+        sessions = [session_id_for("0123456789ab") for _ in range(3)]  # remembered by owner, not by session
+        assert [await replica.owner_url(s) for s in sessions] == ["http://owner:1"] * 3
         assert directory.lookups == 1
+        session = sessions[0]
         clock[0] += HEARTBEAT_SECONDS + 0.1
         directory.entries["0123456789ab"] = "http://owner:3"  # what Redis says now
         assert await replica.owner_url(session) == "http://owner:3" and directory.lookups == 2

@@ -273,7 +273,8 @@ class RedisChanges(Changes):
 
 class RedisReplicas:
     """Where each serving replica is, for forwarding a session's requests to the one holding it.
-    Async: it is read on the event loop, once per request that another replica holds."""
+    Async: it is read on the event loop, when a request that another replica holds arrives and
+    that replica's URL is not known from the last heartbeat's interval (facade/mcp/replicas.py)."""
 
     def __init__(self, url: str, on_error: OnError = _ignore) -> None:
         self.url = url

@@ -92,7 +92,7 @@ class Forward:
         )
         try:
             response = await self._client.send(request, stream=True)
-        except httpx2.HTTPError as exc:  # the owner stopped before its entry expired
+        except httpx2.HTTPError as exc:  # the owner stopped before its entry expired, or since it was looked up
             log.warning("forward.owner_unreachable", owner=owner, error=exc.__class__.__name__)
             self.replica.unreachable(session_id)
             await refuse(send, 404, "Session not found")

@@ -12,10 +12,10 @@ restart means to a client — 404, initialize again.
 from __future__ import annotations
 
 import contextlib
-import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from time import monotonic
 from typing import TYPE_CHECKING
 
 import anyio
@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # the redis client is imported only by a server that has repl
 REPLICA_ID_LENGTH = 12
 SEPARATOR = "-"
 # A replica's entry outlives three missed heartbeats; one that stopped without saying so is
-# forgotten 15 s later, and its sessions then answer 404 everywhere.
+# forgotten 15 s later, and its sessions then answer 404 everywhere (the others remember where it
+# was for up to one more heartbeat's interval, so a live one cut off from Redis: up to 20 s).
 HEARTBEAT_SECONDS = 5
 TTL_SECONDS = 15
 
@@ -59,7 +60,7 @@ class Replica:
     directory: RedisReplicas
     id: str = field(default_factory=new_replica_id)
     # Where the others were found, and until when to trust it without asking Redis again.
-    _known: dict[str, tuple[str, float]] = field(default_factory=dict)
+    _known: dict[str, tuple[str, float]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     async def owner_url(self, session_id: str | None) -> str | None:
         """The base URL of the other replica holding `session_id`; None when it is this one's
@@ -73,13 +74,13 @@ class Replica:
         # gone within that interval refuses the connection, which answers 404 as a missing entry
         # does (facade/mcp/forward.py), and is forgotten then.
         known = self._known.get(owner)
-        if known is not None and known[1] > time.monotonic():
+        if known is not None and known[1] > monotonic():
             return known[0]
         found = await self.directory.lookup(owner)
         if found is None:
             self._known.pop(owner, None)
             raise LookupError(owner)
-        self._known[owner] = (found, time.monotonic() + HEARTBEAT_SECONDS)
+        self._known[owner] = (found, monotonic() + HEARTBEAT_SECONDS)
         return found
 
     def unreachable(self, session_id: str) -> None:
