@@ -28,7 +28,7 @@ from facade.mcp.upstream import Answer, Upstreams, UpstreamError
 
 log = structlog.get_logger("facade.mcp.forward")
 HOP_HEADER = b"x-facade-forwarded"
-# RFC 9110 §7.6.1's connection-specific headers; a request's Host and length are the client library's.
+# RFC 9110 §7.6.1's connection-specific headers; a request's Host and length are the connection's.
 _NOT_FORWARDED = {
     b"connection",
     b"keep-alive",
@@ -101,8 +101,8 @@ class Forward:
             return
         try:
             await _relay(answer, receive, send)
-        except UpstreamError as exc:  # the owner went away mid-answer: the client sees the stream end
-            log.warning("forward.owner_lost", owner=owner, error=str(exc))
+        except* UpstreamError as lost:  # the owner went away mid-answer: the client sees the stream end
+            log.warning("forward.owner_lost", owner=owner, error=str(lost.exceptions[0]))
         finally:
             answer.close()
 

@@ -7,15 +7,18 @@ answering it cost the owner, and half of the forwarder's busy samples were httpx
 (py-spy, scripts/bench_forward.py, 2026-12-06). Forwarding needs little of such a client: the
 other end is always a replica of ours, speaking HTTP/1.1 with Content-Length or chunked answers.
 
-A connection taken from the pool may have been closed by the replica meanwhile (uvicorn closes
-an idle keep-alive connection after 5 s): when such a connection ends before a byte of the
-answer, the request is sent once more on a new one; the replica read none of it.
+uvicorn closes a keep-alive connection idle for 5 s without reading from it: a connection idle
+for 4 s is not used again, and one taken from the pool that ends before a byte of the answer had
+its request sent into that close, unread, so it is sent once more, on a new connection. That
+holds for a replica's uvicorn reached directly, as `FACADE_REPLICA_URL` is meant to be; a proxy
+between replicas could have passed the request on before closing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -24,6 +27,7 @@ import httptools
 
 CONNECT_SECONDS = 5.0
 IDLE_PER_REPLICA = 64
+IDLE_SECONDS = 4.0  # under uvicorn's keep-alive timeout (5 s): the replica has not closed it yet
 # A reader slower than its GET stream: the socket stops being read past this many chunks held.
 PAUSE_AT, RESUME_AT = 64, 16
 _DONE = object()
@@ -49,13 +53,19 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.parser = httptools.HttpResponseParser(self)  # frames one answer after another
+        self.pool: list[_Connection] | None = None  # the idle list it waits in, if it does
+        self.idle_since = 0.0
+        self._paused = False
         self.reset()
 
     def reset(self) -> None:
         """Ready for the next exchange (the connection kept, and its parser)."""
+        if self._paused and self.transport is not None:  # an answer that ended as reading paused
+            self.transport.resume_reading()
+        self._paused = False
         self._head: asyncio.Future[None] | None = None
         self._chunks: asyncio.Queue[object] = asyncio.Queue()
-        self._paused = False
+        self.head_only = False
         self.started_answer = False
         self.complete = False
         self.keep_alive = False
@@ -67,6 +77,9 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        if self._head is None or self.complete:  # nothing asked: what it says is no answer of ours
+            self.close()
+            return
         self.started_answer = True
         try:
             self.parser.feed_data(data)
@@ -76,6 +89,9 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.pool is not None:  # closed by the replica while idle: out of the pool at once
+            self.pool.remove(self)
+            self.pool = None
         if not self.complete:
             self._fail(UpstreamError("the replica closed the connection" + (f" ({exc})" if exc else "")))
 
@@ -86,6 +102,9 @@ class _Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
         self.keep_alive = self.parser.should_keep_alive()  # known here, while this answer is parsed
+        if self.head_only:  # the answer to a HEAD has no body, whatever its length says; the
+            self.keep_alive = False  # parser cannot know, so the connection is not used again
+            self.on_message_complete()
         if self._head is not None and not self._head.done():
             self._head.set_result(None)
 
@@ -96,13 +115,15 @@ class _Connection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def on_message_complete(self) -> None:
-        self.complete = True
-        self._chunks.put_nowait(_DONE)
+        if not self.complete:
+            self.complete = True
+            self._chunks.put_nowait(_DONE)
 
     # --- one exchange
-    async def exchange(self, request: bytes) -> None:
+    async def exchange(self, request: bytes, *, head_only: bool) -> None:
         """Send `request`; return once the answer's status and headers are in."""
         assert self.transport is not None
+        self.head_only = head_only
         self._head = asyncio.get_running_loop().create_future()
         self.transport.write(request)
         await self._head
@@ -160,6 +181,7 @@ class Upstreams:
     def __init__(self) -> None:
         self._idle: dict[_Target, list[_Connection]] = {}
         self._tls: ssl.SSLContext | None = None
+        self._closed = False
 
     async def send(self, base_url: str, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes) -> Answer:
         """`method path` with `headers` (Host and Content-Length are added) and `body`, to the
@@ -170,14 +192,21 @@ class Upstreams:
             head += [name, b": ", value, b"\r\n"]
         head.append(f"content-length: {len(body)}\r\n\r\n".encode("latin-1"))
         request = b"".join(head) + body
+        fresh = False
         while True:
-            connection, reused = await self._take(target)
+            connection = await self._take(target, fresh=fresh)
             try:
-                await connection.exchange(request)
+                await connection.exchange(request, head_only=method == "HEAD")
             except UpstreamError:
                 connection.close()
-                if reused and not connection.started_answer:
-                    continue  # closed by the replica while idle: it read nothing, send it again
+                if not fresh and connection.idle_since and not connection.started_answer:
+                    # Closed by the replica as it went idle (module docstring): once more, on a
+                    # new connection, and the others kept as long are no better.
+                    for kept in self._idle.pop(target, []):
+                        kept.pool = None
+                        kept.close()
+                    fresh = True
+                    continue
                 raise
             except BaseException:  # cancelled while waiting: the answer is no one's now
                 connection.close()
@@ -186,24 +215,34 @@ class Upstreams:
 
     def idle(self, target: _Target, connection: _Connection) -> None:
         idle = self._idle.setdefault(target, [])
-        if len(idle) < IDLE_PER_REPLICA:
-            connection.reset()
-            idle.append(connection)
-        else:
+        if self._closed or len(idle) >= IDLE_PER_REPLICA:
             connection.close()
+            return
+        connection.reset()
+        connection.idle_since = time.monotonic()
+        connection.pool = idle
+        idle.append(connection)
 
     def close(self) -> None:
+        """Close the idle connections; those still carrying an answer close when it ends."""
+        self._closed = True
         for idle in self._idle.values():
             for connection in idle:
+                connection.pool = None
                 connection.close()
         self._idle.clear()
 
-    async def _take(self, target: _Target) -> tuple[_Connection, bool]:
+    async def _take(self, target: _Target, *, fresh: bool) -> _Connection:
         idle = self._idle.get(target, [])
-        while idle:
+        while idle and not fresh:
             connection = idle.pop()
-            if not connection.closed and connection.transport is not None and not connection.transport.is_closing():
-                return connection, True
+            connection.pool = None
+            usable = connection.transport is not None and not connection.transport.is_closing()
+            if not connection.closed and usable and time.monotonic() - connection.idle_since < IDLE_SECONDS:
+                return connection
+            connection.close()
+        if not idle:
+            self._idle.pop(target, None)
         if target.tls and self._tls is None:
             self._tls = ssl.create_default_context()
         loop = asyncio.get_running_loop()
@@ -214,11 +253,12 @@ class Upstreams:
             )
         except (OSError, asyncio.TimeoutError) as exc:
             raise UpstreamError(f"cannot connect to {target.host}:{target.port} ({exc.__class__.__name__})") from None
-        return connection, False
+        return connection
 
 
 def _target(base_url: str) -> _Target:
     parts = urlsplit(base_url)
     tls = parts.scheme == "https"
     port = parts.port or (443 if tls else 80)
-    return _Target(parts.hostname or "", port, tls, parts.netloc.encode("latin-1"), parts.path.rstrip("/"))
+    host_header = parts.netloc.rpartition("@")[2]  # never a user:password part
+    return _Target(parts.hostname or "", port, tls, host_header.encode("latin-1"), parts.path.rstrip("/"))

@@ -4,12 +4,13 @@ server on loopback: what each answer's bytes are and when the server closes is t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from facade.mcp.upstream import Upstreams, UpstreamError
+from facade.mcp.upstream import PAUSE_AT, Answer, Upstreams, UpstreamError, _Connection, _target
 
 pytestmark = pytest.mark.anyio
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -206,3 +207,111 @@ async def test_an_answer_left_unread_closes_its_connection(serving: Callable[[Sc
         assert not any(upstreams._idle.values())
     finally:
         upstreams.close()
+
+
+class Transport(asyncio.Transport):
+    """Records what a connection asks of its socket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading = True
+        self.written = b""
+
+    def write(self, data: bytes) -> None:  # type: ignore[override]
+        self.written += bytes(data)
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+    def is_closing(self) -> bool:
+        return False
+
+
+async def test_a_connection_paused_for_a_slow_reader_is_read_again_when_kept() -> None:
+    # More chunks in one read than a connection holds before it stops reading (PAUSE_AT), the
+    # answer whole in them, none of it read by the client: kept, it must be read again.
+    connection = _Connection()
+    transport = Transport()
+    connection.connection_made(transport)
+    asked = asyncio.ensure_future(connection.exchange(b"POST /mcp HTTP/1.1\r\n\r\n", head_only=False))
+    await asyncio.sleep(0)
+    events = b"".join(b"9\r\ndata: %03d\r\n" % i for i in range(PAUSE_AT + 6))
+    connection.data_received(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + events + b"0\r\n\r\n")
+    await asked
+    assert connection.complete and not transport.reading and connection.reusable()
+    upstreams = Upstreams()
+    Answer(connection, upstreams, _target("http://127.0.0.1:1")).close()  # back to the pool
+    assert transport.reading and upstreams._idle
+
+
+async def test_a_head_answer_has_no_body_whatever_its_length_says(serving: Callable[[Script], Awaitable[Server]]) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while (await server.request(reader)) is not None:
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n")  # as uvicorn answers a HEAD
+
+    server = await serving(script)
+    upstreams = Upstreams()
+    try:
+        for _ in range(2):
+            answer = await upstreams.send(server.url, "HEAD", "/mcp", [], b"")
+            assert answer.status == 200 and [c async for c in answer.chunks()] == []
+            answer.close()
+    finally:
+        upstreams.close()
+    assert server.connections == 2  # the parser waited for 5 bytes: its connection is not kept
+
+
+class Owner:
+    """Stands in for facade/mcp/replicas.py's Replica: every session is held at `url`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.unreachable_sessions: list[str] = []
+
+    async def owner_url(self, session_id: str) -> str:
+        return self.url
+
+    def unreachable(self, session_id: str) -> None:
+        self.unreachable_sessions.append(session_id)
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        yield
+
+
+async def test_an_owner_lost_mid_stream_ends_the_client_s_stream_quietly(
+    serving: Callable[[Script], Awaitable[Server]],
+) -> None:
+    from facade.mcp.forward import Forward
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b"a\r\ndata: one\n\r\n")  # and the owner is gone
+
+    async def unused(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("a session held elsewhere is not this replica's to answer")
+
+    server = await serving(script)
+    forward = Forward(unused, Owner(server.url))  # type: ignore[arg-type]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
+             "headers": [(b"mcp-session-id", b"0123456789ab-s1"), (b"content-type", b"application/json")]}
+    bodies = [{"type": "http.request", "body": b"{}", "more_body": False}]
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        if bodies:
+            return bodies.pop()
+        await asyncio.Event().wait()  # the client stays
+        raise AssertionError
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    async with forward.running():
+        await asyncio.wait_for(forward(scope, receive, send), 60)  # type: ignore[arg-type]
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+    assert [m["body"] for m in sent[1:]] == [b"data: one\n"]  # what came, then the end of the stream
