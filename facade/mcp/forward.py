@@ -101,7 +101,7 @@ class Forward:
             return
         try:
             await _relay(answer, receive, send)
-        except* UpstreamError as lost:  # the owner went away mid-answer: the client sees the stream end
+        except* UpstreamError as lost:  # the owner went away mid-answer: uvicorn closes the client's connection
             log.warning("forward.owner_lost", owner=owner, error=str(lost.exceptions[0]))
         finally:
             answer.close()

@@ -66,6 +66,8 @@ class _Connection(asyncio.Protocol):
         self._head: asyncio.Future[None] | None = None
         self._chunks: asyncio.Queue[object] = asyncio.Queue()
         self.head_only = False
+        self._stray = False
+        self.finished_at = 0.0
         self.started_answer = False
         self.complete = False
         self.keep_alive = False
@@ -86,6 +88,9 @@ class _Connection(asyncio.Protocol):
         except httptools.HttpParserError as exc:
             self._fail(UpstreamError(f"the replica's answer is not HTTP/1.1: {exc}"))
             self.close()
+        if self._stray:  # more after the answer, in the same read: not to be parsed into the next
+            self.keep_alive = False
+            self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -96,10 +101,17 @@ class _Connection(asyncio.Protocol):
             self._fail(UpstreamError("the replica closed the connection" + (f" ({exc})" if exc else "")))
 
     # --- httptools callbacks
+    def on_message_begin(self) -> None:
+        if self.complete:
+            self._stray = True
+
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers.append((name, value))
+        if not self._stray:
+            self.headers.append((name, value))
 
     def on_headers_complete(self) -> None:
+        if self._stray:
+            return
         self.status = self.parser.get_status_code()
         self.keep_alive = self.parser.should_keep_alive()  # known here, while this answer is parsed
         if self.head_only:  # the answer to a HEAD has no body, whatever its length says; the
@@ -109,6 +121,8 @@ class _Connection(asyncio.Protocol):
             self._head.set_result(None)
 
     def on_body(self, body: bytes) -> None:
+        if self._stray:
+            return
         self._chunks.put_nowait(body)
         if not self._paused and self._chunks.qsize() >= PAUSE_AT and self.transport is not None:
             self._paused = True
@@ -117,6 +131,7 @@ class _Connection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         if not self.complete:
             self.complete = True
+            self.finished_at = time.monotonic()  # when the replica's keep-alive clock starts too
             self._chunks.put_nowait(_DONE)
 
     # --- one exchange
@@ -158,21 +173,26 @@ class Answer:
     """A replica's answer: its status and headers, then its body as it arrives."""
 
     def __init__(self, connection: _Connection, upstreams: Upstreams, target: _Target) -> None:
-        self._connection = connection
+        self._connection: _Connection | None = connection
         self._upstreams = upstreams
         self._target = target
         self.status = connection.status
         self.headers = connection.headers
 
     def chunks(self) -> AsyncIterator[bytes]:
+        assert self._connection is not None, "the answer was closed"
         return self._connection.chunks()
 
     def close(self) -> None:
-        """Back to the pool when the answer was read whole; else the connection is closed."""
-        if self._connection.reusable():
-            self._upstreams.idle(self._target, self._connection)
+        """Back to the pool when the answer was read whole; else the connection is closed. Once:
+        a connection back in the pool may carry another request by a second call."""
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if connection.reusable():
+            self._upstreams.idle(self._target, connection)
         else:
-            self._connection.close()
+            connection.close()
 
 
 class Upstreams:
@@ -218,8 +238,8 @@ class Upstreams:
         if self._closed or len(idle) >= IDLE_PER_REPLICA:
             connection.close()
             return
+        connection.idle_since = connection.finished_at
         connection.reset()
-        connection.idle_since = time.monotonic()
         connection.pool = idle
         idle.append(connection)
 

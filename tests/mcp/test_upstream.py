@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
+from facade.mcp import upstream
 from facade.mcp.upstream import PAUSE_AT, Answer, Upstreams, UpstreamError, _Connection, _target
 
 pytestmark = pytest.mark.anyio
@@ -64,19 +65,32 @@ async def serving() -> AsyncIterator[Callable[[Script], Awaitable[Server]]]:
         listening.close()
 
 
+@pytest.fixture
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept connections usable however slow the machine (else reuse counts would depend on it)."""
+    monkeypatch.setattr(upstream, "IDLE_SECONDS", 3600.0)
+
+
+async def _all(chunks: AsyncIterator[bytes]) -> list[bytes]:
+    return [chunk async for chunk in chunks]
+
+
 def ok(body: bytes) -> bytes:
     return b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
 
 
 async def whole(upstreams: Upstreams, url: str, body: bytes = b"{}") -> tuple[int, bytes]:
-    answer = await upstreams.send(url, "POST", "/mcp", [(b"mcp-session-id", b"s1")], body)
-    try:
-        return answer.status, b"".join([chunk async for chunk in answer.chunks()])
-    finally:
-        answer.close()
+    async def exchanged() -> tuple[int, bytes]:
+        answer = await upstreams.send(url, "POST", "/mcp", [(b"mcp-session-id", b"s1")], body)
+        try:
+            return answer.status, b"".join([chunk async for chunk in answer.chunks()])
+        finally:
+            answer.close()
+
+    return await asyncio.wait_for(exchanged(), 60)  # a regression fails, never hangs the worker
 
 
-async def test_answers_arrive_whole_and_the_connection_is_kept(serving: Callable[[Script], Awaitable[Server]]) -> None:
+async def test_answers_arrive_whole_and_the_connection_is_kept(serving: Callable[[Script], Awaitable[Server]], patient: None) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         while (request := await server.request(reader)) is not None:
             writer.write(ok(request.rsplit(b"\r\n\r\n", 1)[1]))
@@ -119,7 +133,7 @@ async def test_a_stream_s_chunks_are_handed_on_as_they_come(serving: Callable[[S
 
 
 async def test_a_kept_connection_the_server_dropped_is_replaced_and_the_request_sent_again(
-    serving: Callable[[Script], Awaitable[Server]],
+    serving: Callable[[Script], Awaitable[Server]], patient: None
 ) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         await server.request(reader)
@@ -175,15 +189,14 @@ async def test_an_answer_cut_short_is_an_error_and_its_connection_is_not_kept(
 
 
 async def test_nobody_listening_is_an_error() -> None:
-    with socket.socket() as taken:  # a port that was free a moment ago, and nobody listens on
+    with socket.socket() as taken:  # bound, so no one else takes the port, and not listening
         taken.bind(("127.0.0.1", 0))
-        port = taken.getsockname()[1]
-    upstreams = Upstreams()
-    try:
-        with pytest.raises(UpstreamError, match="cannot connect"):
-            await whole(upstreams, f"http://127.0.0.1:{port}")
-    finally:
-        upstreams.close()
+        upstreams = Upstreams()
+        try:
+            with pytest.raises(UpstreamError, match="cannot connect"):
+                await whole(upstreams, f"http://127.0.0.1:{taken.getsockname()[1]}")
+        finally:
+            upstreams.close()
 
 
 async def test_an_answer_left_unread_closes_its_connection(serving: Callable[[Script], Awaitable[Server]]) -> None:
@@ -215,6 +228,7 @@ class Transport(asyncio.Transport):
     def __init__(self) -> None:
         super().__init__()
         self.reading = True
+        self.closed = False
         self.written = b""
 
     def write(self, data: bytes) -> None:  # type: ignore[override]
@@ -227,20 +241,29 @@ class Transport(asyncio.Transport):
         self.reading = True
 
     def is_closing(self) -> bool:
-        return False
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
 
 
-async def test_a_connection_paused_for_a_slow_reader_is_read_again_when_kept() -> None:
-    # More chunks in one read than a connection holds before it stops reading (PAUSE_AT), the
-    # answer whole in them, none of it read by the client: kept, it must be read again.
+async def answered(answer: bytes) -> tuple[_Connection, Transport]:
+    """A connection on a recording transport, asked once and given `answer` in one read."""
     connection = _Connection()
     transport = Transport()
     connection.connection_made(transport)
     asked = asyncio.ensure_future(connection.exchange(b"POST /mcp HTTP/1.1\r\n\r\n", head_only=False))
     await asyncio.sleep(0)
+    connection.data_received(answer)
+    await asyncio.wait_for(asked, 60)
+    return connection, transport
+
+
+async def test_a_connection_paused_for_a_slow_reader_is_read_again_when_kept() -> None:
+    # More chunks in one read than a connection holds before it stops reading (PAUSE_AT), the
+    # answer whole in them, none of it read by the client: kept, it must be read again.
     events = b"".join(b"9\r\ndata: %03d\r\n" % i for i in range(PAUSE_AT + 6))
-    connection.data_received(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + events + b"0\r\n\r\n")
-    await asked
+    connection, transport = await answered(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + events + b"0\r\n\r\n")
     assert connection.complete and not transport.reading and connection.reusable()
     upstreams = Upstreams()
     Answer(connection, upstreams, _target("http://127.0.0.1:1")).close()  # back to the pool
@@ -257,7 +280,7 @@ async def test_a_head_answer_has_no_body_whatever_its_length_says(serving: Calla
     try:
         for _ in range(2):
             answer = await upstreams.send(server.url, "HEAD", "/mcp", [], b"")
-            assert answer.status == 200 and [c async for c in answer.chunks()] == []
+            assert answer.status == 200 and await asyncio.wait_for(_all(answer.chunks()), 60) == []
             answer.close()
     finally:
         upstreams.close()
@@ -315,3 +338,17 @@ async def test_an_owner_lost_mid_stream_ends_the_client_s_stream_quietly(
         await asyncio.wait_for(forward(scope, receive, send), 60)  # type: ignore[arg-type]
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
     assert [m["body"] for m in sent[1:]] == [b"data: one\n"]  # what came, then the end of the stream
+
+
+async def test_more_than_the_answer_in_one_read_closes_the_connection() -> None:
+    connection, transport = await answered(
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nokHTTP/1.1 500 X\r\ncontent-length: 5\r\n\r\nab"
+    )
+    assert connection.status == 200 and b"500" not in b"".join(v for _, v in connection.headers)
+    assert transport.closed and not connection.reusable()
+
+
+def test_a_replica_url_s_path_leads_every_request_and_its_userinfo_is_never_sent() -> None:
+    target = _target("https://user:secret@replica-3.internal:8443/base/")
+    assert (target.host, target.port, target.tls) == ("replica-3.internal", 8443, True)
+    assert target.host_header == b"replica-3.internal:8443" and target.prefix == "/base"
