@@ -17,6 +17,7 @@ between replicas could have passed the request on before closing.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 import time
 from collections.abc import AsyncIterator
@@ -276,6 +277,7 @@ class Upstreams:
         return connection
 
 
+@functools.lru_cache(maxsize=256)  # a few replicas' URLs, parsed once rather than per forwarded call
 def _target(base_url: str) -> _Target:
     parts = urlsplit(base_url)
     tls = parts.scheme == "https"
