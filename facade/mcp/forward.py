@@ -82,8 +82,17 @@ class Forward:
         await self._forward(owner, session_id.decode("latin-1"), scope, receive, send)
 
     async def _forward(self, owner: str, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
-        assert self._upstreams is not None
         body = await _whole_body(receive)
+        # The client gone, the exchange stops wherever it is: while the owner has not answered
+        # yet (a long call, or an owner that hangs) as well as mid-stream. Its connection to the
+        # owner is then closed, which tells the owner too.
+        async with anyio.create_task_group() as watching:
+            watching.start_soon(_cancel_on_disconnect, receive, watching.cancel_scope)
+            await self._exchange(owner, session_id, scope, body, send)
+            watching.cancel_scope.cancel()
+
+    async def _exchange(self, owner: str, session_id: str, scope: Scope, body: bytes, send: Send) -> None:
+        assert self._upstreams is not None
         query = scope.get("query_string", b"")
         path = scope.get("raw_path") or scope["path"].encode()
         try:
@@ -100,15 +109,15 @@ class Forward:
             await refuse(send, 404, "Session not found")
             return
         try:
-            await _relay(answer, receive, send)
-        except* UpstreamError as lost:  # the owner went away mid-answer: uvicorn closes the client's connection
-            log.warning("forward.owner_lost", owner=owner, error=str(lost.exceptions[0]))
+            await _relay(answer, send)
+        except UpstreamError as lost:  # the owner went away mid-answer: uvicorn closes the client's connection
+            log.warning("forward.owner_lost", owner=owner, error=str(lost))
         finally:
             answer.close()
 
 
-async def _relay(answer: Answer, receive: Receive, send: Send) -> None:
-    """The owner's answer to the client as it arrives; the client gone, the relay stops."""
+async def _relay(answer: Answer, send: Send) -> None:
+    """The owner's answer to the client as it arrives."""
     await send(
         {
             "type": "http.response.start",
@@ -116,12 +125,9 @@ async def _relay(answer: Answer, receive: Receive, send: Send) -> None:
             "headers": [(k, v) for k, v in answer.headers if k.lower() not in _NOT_FORWARDED],
         }
     )
-    async with anyio.create_task_group() as pumping:
-        pumping.start_soon(_cancel_on_disconnect, receive, pumping.cancel_scope)
-        async for chunk in answer.chunks():
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-        pumping.cancel_scope.cancel()
+    async for chunk in answer.chunks():
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _whole_body(receive: Receive) -> bytes:

@@ -305,39 +305,70 @@ class Owner:
         yield
 
 
-async def test_an_owner_lost_mid_stream_ends_the_client_s_stream_quietly(
-    serving: Callable[[Script], Awaitable[Server]],
-) -> None:
+async def forwarded(owner_url: str, receive: Callable[[], Awaitable[dict[str, object]]]) -> list[dict[str, object]]:
+    """What facade/mcp/forward.py sends its client for one POST of a session held at `owner_url`."""
     from facade.mcp.forward import Forward
-
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        await server.request(reader)
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
-        writer.write(b"a\r\ndata: one\n\r\n")  # and the owner is gone
 
     async def unused(scope: object, receive: object, send: object) -> None:
         raise AssertionError("a session held elsewhere is not this replica's to answer")
 
-    server = await serving(script)
-    forward = Forward(unused, Owner(server.url))  # type: ignore[arg-type]
+    forward = Forward(unused, Owner(owner_url))  # type: ignore[arg-type]
     scope = {"type": "http", "method": "POST", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
              "headers": [(b"mcp-session-id", b"0123456789ab-s1"), (b"content-type", b"application/json")]}
-    bodies = [{"type": "http.request", "body": b"{}", "more_body": False}]
     sent: list[dict[str, object]] = []
-
-    async def receive() -> dict[str, object]:
-        if bodies:
-            return bodies.pop()
-        await asyncio.Event().wait()  # the client stays
-        raise AssertionError
 
     async def send(message: dict[str, object]) -> None:
         sent.append(message)
 
     async with forward.running():
         await asyncio.wait_for(forward(scope, receive, send), 60)  # type: ignore[arg-type]
+    return sent
+
+
+def client(gone: asyncio.Event) -> Callable[[], Awaitable[dict[str, object]]]:
+    """An ASGI receive: the request's body, then a disconnect once `gone` is set."""
+    bodies = [{"type": "http.request", "body": b"{}", "more_body": False}]
+
+    async def receive() -> dict[str, object]:
+        if bodies:
+            return bodies.pop()
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def test_an_owner_lost_mid_stream_ends_the_client_s_stream_quietly(
+    serving: Callable[[Script], Awaitable[Server]],
+) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b"a\r\ndata: one\n\r\n")  # and the owner is gone
+
+    server = await serving(script)
+    sent = await forwarded(server.url, client(asyncio.Event()))  # the client stays
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
     assert [m["body"] for m in sent[1:]] == [b"data: one\n"]  # what came, then the end of the stream
+
+
+async def test_a_client_gone_before_the_owner_answers_closes_the_owner_s_connection(
+    serving: Callable[[Script], Awaitable[Server]],
+) -> None:
+    """An owner that never answers (a hung replica) holds nothing once the client has gone:
+    else each request a client sent and left would keep a task and a socket for good."""
+    gone, owner_saw_the_end = asyncio.Event(), asyncio.Event()
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        gone.set()  # the request reached the owner, which says nothing; the client leaves
+        assert await reader.read() == b""  # until the forwarder closes the connection
+        owner_saw_the_end.set()
+
+    server = await serving(script)
+    sent = await forwarded(server.url, client(gone))
+    assert sent == []  # no answer came, so none went to the client
+    await asyncio.wait_for(owner_saw_the_end.wait(), 60)
 
 
 async def test_more_than_the_answer_in_one_read_closes_the_connection() -> None:
