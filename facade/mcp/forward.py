@@ -43,6 +43,8 @@ _NOT_FORWARDED = {
 # A request's Host and length are the connection's (facade/mcp/upstream.py); its body is whole
 # already, so the owner has nothing to say to an `Expect: 100-continue`.
 _REQUEST_NOT_FORWARDED = _NOT_FORWARDED | {b"host", b"content-length", b"expect"}
+# This replica's server stamps its own Date and Server on the answer; the owner's would be twice.
+_ANSWER_NOT_RELAYED = _NOT_FORWARDED | {b"date", b"server"}
 
 
 class Forward:
@@ -83,6 +85,8 @@ class Forward:
 
     async def _forward(self, owner: str, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         body = await _whole_body(receive)
+        if body is None:  # the client left before its request was whole: nothing to send anyone
+            return
         # The client gone, the exchange stops wherever it is: while the owner has not answered
         # yet (a long call, or an owner that hangs) as well as mid-stream. Its connection to the
         # owner is then closed, which tells the owner too.
@@ -122,7 +126,7 @@ async def _relay(answer: Answer, send: Send) -> None:
         {
             "type": "http.response.start",
             "status": answer.status,
-            "headers": [(k, v) for k, v in answer.headers if k.lower() not in _NOT_FORWARDED],
+            "headers": [(k, v) for k, v in answer.headers if k.lower() not in _ANSWER_NOT_RELAYED],
         }
     )
     async for chunk in answer.chunks():
@@ -130,12 +134,13 @@ async def _relay(answer: Answer, send: Send) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _whole_body(receive: Receive) -> bytes:
+async def _whole_body(receive: Receive) -> bytes | None:
+    """The request's body, or None when the client went away before sending all of it."""
     body = bytearray()
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return bytes(body)
+            return None
         body += message.get("body", b"")
         if not message.get("more_body", False):
             return bytes(body)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator
@@ -29,8 +30,12 @@ import httptools
 CONNECT_SECONDS = 5.0
 IDLE_PER_REPLICA = 64
 IDLE_SECONDS = 4.0  # under uvicorn's keep-alive timeout (5 s): the replica has not closed it yet
-# A reader slower than its GET stream: the socket stops being read past this many chunks held.
-PAUSE_AT, RESUME_AT = 64, 16
+# A client reading slower than its answer comes: the socket stops being read past this many bytes
+# held (a chunk is one read, up to 256 KiB, so a count of chunks would not bound them).
+PAUSE_BYTES, RESUME_BYTES = 1 << 20, 1 << 18
+# An owner whose host vanished sends no FIN or RST, and a quiet GET stream has nothing to send
+# that would fail: the kernel's keep-alive probes find it gone, ~30 s after its last word.
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 15, 5, 3
 _DONE = object()
 
 
@@ -64,10 +69,14 @@ class _Connection(asyncio.Protocol):
         if self._paused and self.transport is not None:  # an answer that ended as reading paused
             self.transport.resume_reading()
         self._paused = False
+        self._held = 0  # bytes received and not yet taken by chunks()
         self._head: asyncio.Future[None] | None = None
         self._chunks: asyncio.Queue[object] = asyncio.Queue()
         self.head_only = False
         self._stray = False
+        self._headers_done = False  # later header lines are trailers, not the head's
+        self._interim = False  # a 1xx answer, which the final one follows
+        self._until_close = False  # neither a length nor chunks: the body ends when the connection does
         self.finished_at = 0.0
         self.started_answer = False
         self.complete = False
@@ -78,6 +87,13 @@ class _Connection(asyncio.Protocol):
     # --- asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            for option, value in (("TCP_KEEPIDLE", KEEPALIVE_IDLE), ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+                                  ("TCP_KEEPCNT", KEEPALIVE_COUNT)):  # fmt: skip
+                if hasattr(socket, option):  # Linux's; elsewhere the system's defaults
+                    sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
 
     def data_received(self, data: bytes) -> None:
         if self._head is None or self.complete:  # nothing asked: what it says is no answer of ours
@@ -98,6 +114,8 @@ class _Connection(asyncio.Protocol):
         if self.pool is not None:  # closed by the replica while idle: out of the pool at once
             self.pool.remove(self)
             self.pool = None
+        if self._until_close and exc is None:  # the end of the connection is the end of the body
+            self.on_message_complete()
         if not self.complete:
             self._fail(UpstreamError("the replica closed the connection" + (f" ({exc})" if exc else "")))
 
@@ -107,13 +125,20 @@ class _Connection(asyncio.Protocol):
             self._stray = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if not self._stray:
+        if not self._stray and not self._headers_done:
             self.headers.append((name, value))
 
     def on_headers_complete(self) -> None:
         if self._stray:
             return
         self.status = self.parser.get_status_code()
+        if 100 <= self.status < 200 and self.status != 101:  # interim (103 Early Hints…): not the answer
+            self._interim = True
+            self.headers = []
+            return
+        self._headers_done = True
+        framed = any(name.lower() in (b"content-length", b"transfer-encoding") for name, _ in self.headers)
+        self._until_close = not framed and not self.head_only and self.status not in (204, 304)
         self.keep_alive = self.parser.should_keep_alive()  # known here, while this answer is parsed
         if self.head_only:  # the answer to a HEAD has no body, whatever its length says; the
             self.keep_alive = False  # parser cannot know, so the connection is not used again
@@ -125,11 +150,15 @@ class _Connection(asyncio.Protocol):
         if self._stray:
             return
         self._chunks.put_nowait(body)
-        if not self._paused and self._chunks.qsize() >= PAUSE_AT and self.transport is not None:
+        self._held += len(body)
+        if not self._paused and self._held >= PAUSE_BYTES and self.transport is not None:
             self._paused = True
             self.transport.pause_reading()
 
     def on_message_complete(self) -> None:
+        if self._interim:  # the final answer's head is still to come
+            self._interim = False
+            return
         if not self.complete:
             self.complete = True
             self.finished_at = time.monotonic()  # when the replica's keep-alive clock starts too
@@ -147,7 +176,9 @@ class _Connection(asyncio.Protocol):
     async def chunks(self) -> AsyncIterator[bytes]:
         while True:
             item = await self._chunks.get()
-            if self._paused and self._chunks.qsize() <= RESUME_AT and self.transport is not None:
+            if isinstance(item, bytes):
+                self._held -= len(item)
+            if self._paused and self._held <= RESUME_BYTES and self.transport is not None:
                 self._paused = False
                 self.transport.resume_reading()
             if item is _DONE:

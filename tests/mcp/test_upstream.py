@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from facade.mcp import upstream
-from facade.mcp.upstream import PAUSE_AT, Answer, Upstreams, UpstreamError, _Connection, _target
+from facade.mcp.upstream import PAUSE_BYTES, RESUME_BYTES, Answer, Upstreams, UpstreamError, _Connection, _target
 
 pytestmark = pytest.mark.anyio
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -259,15 +259,81 @@ async def answered(answer: bytes) -> tuple[_Connection, Transport]:
     return connection, transport
 
 
+def chunked(*chunks: bytes) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks)
+
+
 async def test_a_connection_paused_for_a_slow_reader_is_read_again_when_kept() -> None:
-    # More chunks in one read than a connection holds before it stops reading (PAUSE_AT), the
+    # More bytes in one read than a connection holds before it stops reading (PAUSE_BYTES), the
     # answer whole in them, none of it read by the client: kept, it must be read again.
-    events = b"".join(b"9\r\ndata: %03d\r\n" % i for i in range(PAUSE_AT + 6))
+    events = chunked(*[b"e" * (PAUSE_BYTES // 4)] * 5)
     connection, transport = await answered(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + events + b"0\r\n\r\n")
     assert connection.complete and not transport.reading and connection.reusable()
     upstreams = Upstreams()
     Answer(connection, upstreams, _target("http://127.0.0.1:1")).close()  # back to the pool
     assert transport.reading and upstreams._idle
+
+
+async def test_reading_stops_by_the_bytes_held_not_the_chunks_and_starts_as_they_are_taken() -> None:
+    """A few large chunks hold as much as many small ones: a count of chunks let one connection
+    hold 16 MiB for a client that did not read."""
+    big = b"x" * (PAUSE_BYTES // 2)
+    connection, transport = await answered(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + chunked(big))
+    assert transport.reading  # half the bound held
+    connection.data_received(chunked(big, big))
+    assert not transport.reading  # three chunks, 1.5 times the bound
+    taken = connection.chunks()
+    while transport.reading is False:
+        assert await asyncio.wait_for(taken.__anext__(), 60)
+    assert connection._held <= RESUME_BYTES
+
+
+async def test_an_interim_answer_is_not_the_answer() -> None:
+    connection = _Connection()
+    transport = Transport()
+    connection.connection_made(transport)
+    asked = asyncio.ensure_future(connection.exchange(b"POST /mcp HTTP/1.1\r\n\r\n", head_only=False))
+    await asyncio.sleep(0)
+    connection.data_received(b"HTTP/1.1 103 Early Hints\r\nlink: </style.css>\r\n\r\n")
+    await asyncio.sleep(0)
+    assert not asked.done()
+    connection.data_received(ok(b"{}"))
+    await asyncio.wait_for(asked, 60)
+    assert connection.status == 200 and b"link" not in [name for name, _ in connection.headers]
+    assert await _all(connection.chunks()) == [b"{}"] and connection.reusable()
+
+
+async def test_trailers_are_not_the_answer_s_head() -> None:
+    connection, _ = await answered(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nx-trailer: late\r\n\r\n")
+    assert [name for name, _ in connection.headers] == [b"transfer-encoding"]
+    assert await _all(connection.chunks()) == [b"ok"]
+
+
+async def test_an_answer_without_a_length_ends_with_its_connection() -> None:
+    connection, _ = await answered(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nhello")
+    connection.connection_lost(None)
+    assert await _all(connection.chunks()) == [b"hello"] and not connection.reusable()
+    cut, _ = await answered(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nhello")  # a length not reached is an error
+    cut.connection_lost(None)
+    with pytest.raises(UpstreamError):
+        await _all(cut.chunks())
+
+
+async def test_connections_to_an_owner_probe_it_while_quiet(serving: Callable[[Script], Awaitable[Server]]) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        writer.write(ok(b"{}"))
+        await reader.read()
+
+    server = await serving(script)
+    upstreams = Upstreams()
+    answer = await asyncio.wait_for(upstreams.send(server.url, "POST", "/mcp", [], b"{}"), 60)
+    sock = answer._connection.transport.get_extra_info("socket")  # type: ignore[union-attr]
+    assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+    if hasattr(socket, "TCP_KEEPIDLE"):
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == upstream.KEEPALIVE_IDLE
+    answer.close()
+    upstreams.close()
 
 
 async def test_a_head_answer_has_no_body_whatever_its_length_says(serving: Callable[[Script], Awaitable[Server]]) -> None:
@@ -369,6 +435,34 @@ async def test_a_client_gone_before_the_owner_answers_closes_the_owner_s_connect
     sent = await forwarded(server.url, client(gone))
     assert sent == []  # no answer came, so none went to the client
     await asyncio.wait_for(owner_saw_the_end.wait(), 60)
+
+
+async def test_a_client_gone_before_its_body_was_whole_sends_nothing(
+    serving: Callable[[Script], Awaitable[Server]],
+) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.disconnect"}  # what BodyLimit hands on when the body stopped half-way
+
+    server = await serving(script)
+    assert await forwarded(server.url, receive) == []
+    assert server.connections == 0  # not an empty POST in its place
+
+
+async def test_the_owner_s_date_and_server_are_not_relayed_beside_this_replica_s_own(
+    serving: Callable[[Script], Awaitable[Server]],
+) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ndate: Mon, 07 Dec 2026 02:00:00 GMT\r\nserver: uvicorn\r\n"
+                     b"content-type: application/json\r\ncontent-length: 2\r\n\r\n{}")  # fmt: skip
+        await reader.read()
+
+    server = await serving(script)
+    sent = await forwarded(server.url, client(asyncio.Event()))
+    assert [name for name, _ in sent[0]["headers"]] == [b"content-type", b"content-length"]  # type: ignore[union-attr]
 
 
 async def test_more_than_the_answer_in_one_read_closes_the_connection() -> None:
