@@ -10,6 +10,10 @@ cannot bounce a request between them). The request body is already whole here (B
 it, to enforce the limit); the answer is streamed as it comes, and when the client goes away
 the upstream request is closed, which ends the owner's stream too. The connections to the owners
 are facade/mcp/upstream.py's.
+
+An owner that refuses the connection has stopped: 404, which tells an MCP client its session is
+gone. One that does not accept it in time may only be busy: 503 with Retry-After, and its entry
+read from Redis again next time (a stopped owner's expires 15 s after its last heartbeat; 404 then).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import anyio
+import mcp_types as types
 import structlog
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -107,10 +112,14 @@ class Forward:
                 [(k, v) for k, v in scope["headers"] if k.lower() not in _REQUEST_NOT_FORWARDED] + [(HOP_HEADER, b"1")],
                 body,
             )
-        except UpstreamError as exc:  # the owner stopped before its entry expired, or since it was looked up
-            log.warning("forward.owner_unreachable", owner=owner, error=str(exc))
-            self.replica.unreachable(session_id)
-            await refuse(send, 404, "Session not found")
+        except UpstreamError as exc:
+            log.warning("forward.owner_unreachable", owner=owner, error=str(exc), transient=exc.transient)
+            self.replica.unreachable(session_id)  # asked Redis again next time
+            if exc.transient:  # a 404 would end a session that may still be alive (MCP: the client starts anew)
+                await refuse(send, 503, "The server holding this session is not answering; try again shortly",
+                             code=types.INTERNAL_ERROR, headers=[(b"retry-after", b"1")])  # fmt: skip
+            else:  # the owner stopped before its entry expired, or since it was looked up
+                await refuse(send, 404, "Session not found")
             return
         try:
             await _relay(answer, send)

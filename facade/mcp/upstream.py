@@ -40,7 +40,13 @@ _DONE = object()
 
 
 class UpstreamError(Exception):
-    """The replica could not be reached, or the connection broke before the answer was whole."""
+    """The replica could not be reached, or the connection broke before the answer was whole.
+    `transient`: it may answer soon (a connection that timed out, a network or this process out
+    of something), unlike one refused or broken, which says the replica has stopped."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass(frozen=True)
@@ -304,7 +310,10 @@ class Upstreams:
                 CONNECT_SECONDS,
             )
         except (OSError, asyncio.TimeoutError) as exc:
-            raise UpstreamError(f"cannot connect to {target.host}:{target.port} ({exc.__class__.__name__})") from None
+            raise UpstreamError(
+                f"cannot connect to {target.host}:{target.port} ({exc.__class__.__name__})",
+                transient=not isinstance(exc, ConnectionRefusedError),  # refused: nobody listens there now
+            ) from None
         return connection
 
 

@@ -193,8 +193,9 @@ async def test_nobody_listening_is_an_error() -> None:
         taken.bind(("127.0.0.1", 0))
         upstreams = Upstreams()
         try:
-            with pytest.raises(UpstreamError, match="cannot connect"):
+            with pytest.raises(UpstreamError, match="cannot connect") as refused:
                 await whole(upstreams, f"http://127.0.0.1:{taken.getsockname()[1]}")
+            assert not refused.value.transient  # nobody there: the replica has stopped
         finally:
             upstreams.close()
 
@@ -371,14 +372,14 @@ class Owner:
         yield
 
 
-async def forwarded(owner_url: str, receive: Callable[[], Awaitable[dict[str, object]]]) -> list[dict[str, object]]:
-    """What facade/mcp/forward.py sends its client for one POST of a session held at `owner_url`."""
+async def forwarded(owner: str | Owner, receive: Callable[[], Awaitable[dict[str, object]]]) -> list[dict[str, object]]:
+    """What facade/mcp/forward.py sends its client for one POST of a session held at `owner` (a URL)."""
     from facade.mcp.forward import Forward
 
     async def unused(scope: object, receive: object, send: object) -> None:
         raise AssertionError("a session held elsewhere is not this replica's to answer")
 
-    forward = Forward(unused, Owner(owner_url))  # type: ignore[arg-type]
+    forward = Forward(unused, owner if isinstance(owner, Owner) else Owner(owner))  # type: ignore[arg-type]
     scope = {"type": "http", "method": "POST", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
              "headers": [(b"mcp-session-id", b"0123456789ab-s1"), (b"content-type", b"application/json")]}
     sent: list[dict[str, object]] = []
@@ -463,6 +464,31 @@ async def test_the_owner_s_date_and_server_are_not_relayed_beside_this_replica_s
     server = await serving(script)
     sent = await forwarded(server.url, client(asyncio.Event()))
     assert [name for name, _ in sent[0]["headers"]] == [b"content-type", b"content-length"]  # type: ignore[union-attr]
+
+
+async def test_an_owner_that_does_not_answer_in_time_is_not_told_as_a_session_ended(
+    serving: Callable[[Script], Awaitable[Server]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 404 tells an MCP client its session is gone (it starts a new one); an owner slow to
+    accept may only be busy: 503, try again, and its entry read again from Redis next time."""
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        raise AssertionError("the connection timed out before it was made")
+
+    server = await serving(script)
+    monkeypatch.setattr(upstream, "CONNECT_SECONDS", 0.0)  # the connection cannot be made in time
+    owner = Owner(server.url)
+    sent = await forwarded(owner, client(asyncio.Event()))
+    assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]  # type: ignore[operator]
+    assert owner.unreachable_sessions == ["0123456789ab-s1"]
+
+
+async def test_an_owner_that_refuses_the_connection_has_ended_its_sessions() -> None:
+    with socket.socket() as taken:  # bound and not listening: the owner has stopped
+        taken.bind(("127.0.0.1", 0))
+        owner = Owner(f"http://127.0.0.1:{taken.getsockname()[1]}")
+        sent = await forwarded(owner, client(asyncio.Event()))
+    assert sent[0]["status"] == 404 and owner.unreachable_sessions == ["0123456789ab-s1"]
 
 
 async def test_more_than_the_answer_in_one_read_closes_the_connection() -> None:
