@@ -108,7 +108,7 @@ class _Connection(asyncio.Protocol):
         self.started_answer = True
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserError as exc:
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:  # no upgrade was asked for
             self._fail(UpstreamError(f"the replica's answer is not HTTP/1.1: {exc}"))
             self.close()
         if self._stray:  # more after the answer, in the same read: not to be parsed into the next
@@ -303,18 +303,38 @@ class Upstreams:
             self._idle.pop(target, None)
         if target.tls and self._tls is None:
             self._tls = ssl.create_default_context()
-        loop = asyncio.get_running_loop()
         try:
-            _, connection = await asyncio.wait_for(
-                loop.create_connection(_Connection, target.host, target.port, ssl=self._tls if target.tls else None),
-                CONNECT_SECONDS,
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            raise UpstreamError(
-                f"cannot connect to {target.host}:{target.port} ({exc.__class__.__name__})",
-                transient=not isinstance(exc, ConnectionRefusedError),  # refused: nobody listens there now
-            ) from None
-        return connection
+            return await asyncio.wait_for(self._connect(target), CONNECT_SECONDS)
+        except asyncio.TimeoutError:
+            raise UpstreamError(f"cannot connect to {target.host}:{target.port} (TimeoutError)", transient=True) from None
+
+    async def _connect(self, target: _Target) -> _Connection:
+        """A connection to one of the addresses `target`'s host has, in their order. Tried one by
+        one here rather than by `create_connection`, which, when several refuse (`localhost`'s
+        ::1 and 127.0.0.1), raises a bare OSError: refused by every one is what says the replica
+        has stopped."""
+        loop = asyncio.get_running_loop()
+        errors: list[OSError] = []
+        try:
+            addresses = await loop.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+        except OSError as exc:  # a name that does not resolve now may again (DNS)
+            errors.append(exc)
+            addresses = []
+        for family, _, _, _, address in addresses:
+            host = address[0] if family != socket.AF_INET6 or not address[3] else f"{address[0]}%{address[3]}"
+            try:
+                _, connection = await loop.create_connection(
+                    _Connection, host, address[1],
+                    ssl=self._tls if target.tls else None, server_hostname=target.host if target.tls else None,
+                )  # fmt: skip
+                return connection
+            except OSError as exc:
+                errors.append(exc)
+        refused = bool(errors) and all(isinstance(e, ConnectionRefusedError) for e in errors)
+        raise UpstreamError(
+            f"cannot connect to {target.host}:{target.port} ({', '.join(sorted({type(e).__name__ for e in errors}))})",
+            transient=not refused,  # refused by every address: nobody listens there now
+        )
 
 
 @functools.lru_cache(maxsize=256)  # a few replicas' URLs, parsed once rather than per forwarded call

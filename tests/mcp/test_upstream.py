@@ -200,6 +200,57 @@ async def test_nobody_listening_is_an_error() -> None:
             upstreams.close()
 
 
+@pytest.fixture
+def owner_example(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[int]], str]:
+    """`owner.example` resolving to 127.0.0.1 at each of the given ports, in that order (as
+    `localhost` resolves to ::1 and 127.0.0.1)."""
+
+    def resolving(ports: list[int]) -> str:
+        real = socket.getaddrinfo
+
+        def getaddrinfo(host: str, port: object, *args: object, **kwargs: object) -> list[tuple[object, ...]]:
+            if host != "owner.example":
+                return real(host, port, *args, **kwargs)  # type: ignore[arg-type]
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", p)) for p in ports]
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+        return f"http://owner.example:{ports[0]}"
+
+    return resolving
+
+
+async def test_refused_at_every_address_is_a_stopped_replica(owner_example: Callable[[list[int]], str]) -> None:
+    with socket.socket() as first, socket.socket() as second:  # bound, not listening
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        url = owner_example([first.getsockname()[1], second.getsockname()[1]])
+        upstreams = Upstreams()
+        try:
+            with pytest.raises(UpstreamError, match="ConnectionRefusedError") as refused:
+                await whole(upstreams, url)
+            assert not refused.value.transient  # asyncio alone says only "Multiple exceptions"
+        finally:
+            upstreams.close()
+
+
+async def test_the_next_address_is_tried_when_one_refuses(
+    serving: Callable[[Script], Awaitable[Server]], owner_example: Callable[[list[int]], str],
+) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.request(reader)
+        writer.write(ok(b"{}"))
+        await reader.read()
+
+    server = await serving(script)
+    with socket.socket() as refusing:
+        refusing.bind(("127.0.0.1", 0))
+        upstreams = Upstreams()
+        try:
+            assert await whole(upstreams, owner_example([refusing.getsockname()[1], server.port])) == (200, b"{}")
+        finally:
+            upstreams.close()
+
+
 async def test_an_answer_left_unread_closes_its_connection(serving: Callable[[Script], Awaitable[Server]]) -> None:
     # A client gone mid-stream (facade/mcp/forward.py stops relaying): the rest of the answer is
     # no one's, so its connection must not carry the next request.
