@@ -288,6 +288,17 @@ class TestOwnerLookups:
         assert await replica.owner_url(session) == "http://owner:3" and directory.lookups == 2
         assert await replica.owner_url(session_id_for(replica.id)) is None and directory.lookups == 2
 
+    async def test_owners_no_longer_asked_about_are_let_go(self, clock: list[float]) -> None:
+        from facade.mcp.replicas import HEARTBEAT_SECONDS, KNOWN_AT_MOST, Replica, session_id_for
+
+        owners = {f"{i:012x}": f"http://owner:{i}" for i in range(KNOWN_AT_MOST + 1)}
+        replica = Replica("http://me:2", Directory(owners))  # type: ignore[arg-type]
+        for owner in list(owners)[:KNOWN_AT_MOST]:  # each restart of a replica is a new one
+            await replica.owner_url(session_id_for(owner))
+        clock[0] += HEARTBEAT_SECONDS + 0.1
+        await replica.owner_url(session_id_for(list(owners)[-1]))
+        assert list(replica._known) == [list(owners)[-1]]
+
     async def test_an_unreachable_or_gone_owner_is_asked_about_again(self, clock: list[float]) -> None:
         from facade.mcp.replicas import Replica, session_id_for
 

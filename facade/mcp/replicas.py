@@ -30,6 +30,7 @@ SEPARATOR = "-"
 # was for up to one more heartbeat's interval, so a live one cut off from Redis: up to 20 s).
 HEARTBEAT_SECONDS = 5
 TTL_SECONDS = 15
+KNOWN_AT_MOST = 64  # owners remembered before the expired ones are let go
 
 
 def new_replica_id() -> str:
@@ -80,7 +81,10 @@ class Replica:
         if found is None:
             self._known.pop(owner, None)
             raise LookupError(owner)
-        self._known[owner] = (found, monotonic() + HEARTBEAT_SECONDS)
+        now = monotonic()
+        if len(self._known) >= KNOWN_AT_MOST:  # replicas restarted over months each left one
+            self._known = {k: v for k, v in self._known.items() if v[1] > now}
+        self._known[owner] = (found, now + HEARTBEAT_SECONDS)
         return found
 
     def unreachable(self, session_id: str) -> None:
