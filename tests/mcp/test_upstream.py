@@ -34,19 +34,36 @@ class Server:
             writer.close()
 
     async def request(self, reader: asyncio.StreamReader) -> bytes | None:
-        """One whole request (head and Content-Length body), or None at the end of the connection."""
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return None
-        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
-        whole = head + await reader.readexactly(length)
-        self.requests.append(whole)
+        """One whole request, kept in `requests`; None at the end of the connection."""
+        whole = await read_request(reader)
+        if whole is not None:
+            self.requests.append(whole)
         return whole
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes | None:
+    """One whole request (head and Content-Length body), or None at the end of the connection."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
+    return head + await reader.readexactly(length)
+
+
+def answering_once(answer: bytes) -> Script:
+    """A script that answers one request with `answer`, then holds the connection until the other end closes it."""
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await read_request(reader)
+        writer.write(answer)
+        await reader.read()
+
+    return script
 
 
 @pytest.fixture
@@ -236,12 +253,7 @@ async def test_refused_at_every_address_is_a_stopped_replica(owner_example: Call
 async def test_the_next_address_is_tried_when_one_refuses(
     serving: Callable[[Script], Awaitable[Server]], owner_example: Callable[[list[int]], str],
 ) -> None:
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        await server.request(reader)
-        writer.write(ok(b"{}"))
-        await reader.read()
-
-    server = await serving(script)
+    server = await serving(answering_once(ok(b"{}")))
     with socket.socket() as refusing:
         refusing.bind(("127.0.0.1", 0))
         upstreams = Upstreams()
@@ -372,12 +384,7 @@ async def test_an_answer_without_a_length_ends_with_its_connection() -> None:
 
 
 async def test_connections_to_an_owner_probe_it_while_quiet(serving: Callable[[Script], Awaitable[Server]]) -> None:
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        await server.request(reader)
-        writer.write(ok(b"{}"))
-        await reader.read()
-
-    server = await serving(script)
+    server = await serving(answering_once(ok(b"{}")))
     upstreams = Upstreams()
     answer = await asyncio.wait_for(upstreams.send(server.url, "POST", "/mcp", [], b"{}"), 60)
     sock = answer._connection.transport.get_extra_info("socket")  # type: ignore[union-attr]
@@ -506,13 +513,8 @@ async def test_a_client_gone_before_its_body_was_whole_sends_nothing(
 async def test_the_owner_s_date_and_server_are_not_relayed_beside_this_replica_s_own(
     serving: Callable[[Script], Awaitable[Server]],
 ) -> None:
-    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        await server.request(reader)
-        writer.write(b"HTTP/1.1 200 OK\r\ndate: Mon, 07 Dec 2026 02:00:00 GMT\r\nserver: uvicorn\r\n"
-                     b"content-type: application/json\r\ncontent-length: 2\r\n\r\n{}")  # fmt: skip
-        await reader.read()
-
-    server = await serving(script)
+    server = await serving(answering_once(b"HTTP/1.1 200 OK\r\ndate: Mon, 07 Dec 2026 02:00:00 GMT\r\nserver: uvicorn\r\n"
+                                          b"content-type: application/json\r\ncontent-length: 2\r\n\r\n{}"))  # fmt: skip
     sent = await forwarded(server.url, client(asyncio.Event()))
     assert [name for name, _ in sent[0]["headers"]] == [b"content-type", b"content-length"]  # type: ignore[union-attr]
 
