@@ -208,6 +208,16 @@ def test_the_steady_collector_freezes_tunes_and_restores() -> None:
     assert b'facade_gc_pause_seconds_count{generation="0"}' in metrics.render()
 
 
+def test_the_steady_collector_turns_on_a_collector_start_up_kept_off() -> None:
+    """`facade serve` starts with the collector off; serving turns it on, once frozen."""
+    with collector_paused():
+        with steady_collector(Metrics()):
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+        gc.unfreeze()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
 def test_a_one_shot_command_pauses_the_collector_and_freezes_what_it_built() -> None:
     assert gc.isenabled()
     with collector_paused(freeze=True):

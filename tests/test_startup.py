@@ -112,6 +112,53 @@ def test_the_collector_rests_while_the_database_is_prepared(tmp_path: Path, monk
     assert gc.isenabled()
 
 
+# `facade serve` from the moment it turns the collector off until serving has frozen what
+# start-up built: every collection in between is counted.
+SERVE_UNTIL_FROZEN = """
+import gc, os, threading, time, sys
+from facade.cli.main import main
+
+counted, turned_off = [], []
+gc.callbacks.append(lambda phase, info: phase == "start" and turned_off and counted.append(info["generation"]))
+disable = gc.disable
+heavy = ("mcp", "sqlalchemy", "starlette", "uvicorn")
+
+def disabled():
+    if not turned_off:
+        turned_off.extend(name for name in heavy if name in sys.modules)
+        turned_off.append("off")
+    disable()
+
+gc.disable = disabled
+
+def report():
+    while not gc.get_freeze_count():  # the serving lifecycle freezes (facade/serving/pauses.py)
+        time.sleep(0.01)
+    frozen_at = list(counted)
+    on_by = time.monotonic() + 60
+    while not gc.isenabled() and time.monotonic() < on_by:
+        time.sleep(0.01)
+    print("imported, then off:", turned_off, "collections:", frozen_at, "on:", gc.isenabled(), flush=True)
+    os._exit(0)
+
+threading.Thread(target=report, daemon=True).start()
+sys.argv = ["facade", "serve", "--demo", "--port", "0"]
+main()
+"""
+
+
+def test_no_collection_walks_what_serve_imports_and_builds(tmp_path: Path) -> None:
+    """The command's imports (the SDK, SQLAlchemy, Starlette: ~200,000 objects that live as long
+    as the process) had two full collections walk them, and a young one walked all start-up
+    built when the collector came back on before the freeze; serving turns it on."""
+    env = {**workdir_env(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_UNTIL_FROZEN], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-1] == "imported, then off: ['off'] collections: [] on: True", done.stdout[-2000:]
+
+
 PREPARE = """
 import sys
 from facade.serving.service import build_service, prepare_database
