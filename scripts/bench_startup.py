@@ -13,6 +13,7 @@ and the benchmark fails on a wrong answer (an error, a missing tool), never on a
 
     python scripts/bench_startup.py            # full: 5 rounds, ~5 minutes on a busy 2-core machine
     python scripts/bench_startup.py --short    # CI: one round
+    python scripts/bench_startup.py --before /tmp/old   # also the facade of another checkout, alternating
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ RATIO_TARGET = 2.0
 GOALS = {"serve warm": 2.0, "serve first": 4.0, "stdio warm": 2.0, "stdio first": 2.0}
 STDIO_AGENT = "atlas"
 SIDES = ("facade", "baseline")
+# `--before DIR`: a third side, the facade imported from another checkout (`git worktree add DIR
+# REV`), started the same way in the same rounds: a change's before/after on one machine.
+BEFORE: dict[str, str] = {}
 SCENARIOS = ("serve first", "serve warm", "stdio first", "stdio warm")
 TIMEOUT = 300.0
 
@@ -93,10 +97,10 @@ def cpu_seconds(pid: int) -> float:
 class StdioServer:
     """A stdio MCP server subprocess, its stderr in the work folder; one JSON-RPC line each way."""
 
-    def __init__(self, workdir: Path, argv: list[str], name: str) -> None:
+    def __init__(self, workdir: Path, argv: list[str], name: str, env: dict[str, str]) -> None:
         self.log_path = workdir / f"{name}-stdio.log"
         self._log = open(self.log_path, "ab")
-        env = {**os.environ, **workdir_env(workdir)}
+        env = {**os.environ, **workdir_env(workdir), **env}
         self.process = subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log)
         self._lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -133,15 +137,19 @@ class StdioServer:
         self._log.close()
 
 
+def side_env(side: str) -> dict[str, str]:
+    return {"PYTHONPATH": BEFORE["path"]} if side == "before" else {}
+
+
 def stdio_argv(side: str) -> list[str]:
-    if side == "facade":
+    if side != "baseline":
         return [sys.executable, "-m", "facade.cli", "stdio", "--agent", STDIO_AGENT]
     return [sys.executable, str(Path(__file__).resolve().parent / "benchkit.py"), "baseline", "--stdio"]
 
 
 def start_stdio(side: str, workdir: Path) -> Start:
     started = time.perf_counter()
-    server = StdioServer(workdir, stdio_argv(side), side)
+    server = StdioServer(workdir, stdio_argv(side), side, side_env(side))
     try:
         server.send(INITIALIZE)
         answer = server.receive()
@@ -159,9 +167,9 @@ def start_stdio(side: str, workdir: Path) -> Start:
 
 
 def start_http(side: str, workdir: Path) -> Start:
-    make = facade_server if side == "facade" else baseline_server
+    make = baseline_server if side == "baseline" else facade_server
     started = time.perf_counter()
-    server = make(workdir).launch()
+    server = make(workdir, side_env(side)).launch()
     try:
         server.wait(TIMEOUT)
         seconds, cpu = time.perf_counter() - started, cpu_seconds(server.pid)
@@ -172,9 +180,9 @@ def start_http(side: str, workdir: Path) -> Start:
 
 def _listed_http(server: LoopbackServer, side: str) -> tuple[int, str | None]:
     """The number of tools a runtime caller lists (the whole catalogue), and what is wrong."""
-    auth = {"Authorization": f"Bearer {DEV['runtime']}"} if side == "facade" else {}
+    auth = {"Authorization": f"Bearer {DEV['runtime']}"} if side != "baseline" else {}
     with httpx2.Client(timeout=120) as client:
-        if side == "facade":
+        if side != "baseline":
             health = client.get(f"{server.base}/healthz")
             if health.status_code != 200 or health.json().get("status") != "ok":
                 return 0, f"/healthz: HTTP {health.status_code} {health.text[:200]}"
@@ -199,13 +207,14 @@ def run(rounds: int) -> dict[str, Any]:
     load_before = os.getloadavg()
     reference_ms = reference_loop_ms()
     warm = fresh_workdir("bench-startup-warm-")
-    # Uncounted: migrates and seeds the warm folder, and leaves both sides' bytecode compiled.
-    for side in SIDES:
+    sides = (*SIDES, "before") if BEFORE else SIDES
+    # Uncounted: migrates and seeds the warm folder, and leaves every side's bytecode compiled.
+    for side in sides:
         start("serve warm", side, warm)
-    samples = {(scenario, side): Samples() for scenario in SCENARIOS for side in SIDES}
+    samples = {(scenario, side): Samples() for scenario in SCENARIOS for side in sides}
     for round_no in range(rounds):
         for scenario in SCENARIOS:
-            for side in SIDES if round_no % 2 == 0 else SIDES[::-1]:
+            for side in sides if round_no % 2 == 0 else sides[::-1]:
                 samples[scenario, side].starts.append(start(scenario, side, warm))
     shutil.rmtree(warm, ignore_errors=True)
     rows = []
@@ -220,6 +229,11 @@ def run(rounds: int) -> dict[str, Any]:
             "cpu_ratio": statistics.median(f.cpu) / statistics.median(b.cpu),
             "facade_tools": sorted({s.tools for s in f.starts}), "baseline_tools": sorted({s.tools for s in b.starts}),
         })
+        if BEFORE:
+            before = samples[scenario, "before"]
+            rows[-1] |= {
+                "before_median_s": statistics.median(before.seconds), "before_cpu_median_s": statistics.median(before.cpu),
+            }
     problems = [f"{scenario} {side}: {s.problem}" for (scenario, side), m in samples.items() for s in m.starts if s.problem]
     problems += _wrong_counts(rows)
     return {"rounds": rounds, "reference_loop_ms": (reference_ms, reference_loop_ms()), "load_before": load_before, "load_after": os.getloadavg(), "rows": rows, "problems": problems}
@@ -317,6 +331,12 @@ def print_report(report: dict[str, Any], command: str) -> None:
         met = "MET" if r["facade_median_s"] <= goal else "NOT MET"
         print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} (wall {r['ratio']:.2f}, cpu {r['cpu_ratio']:.2f}); "
               f"facade <= {goal:g} s: {met} (wall {r['facade_median_s']:.2f} s, cpu {r['facade_cpu_median_s']:.2f} s)")
+    if BEFORE:
+        print(f"\nthe facade now against the facade of {BEFORE['path']}, the same rounds (medians):")
+        for r in report["rows"]:
+            print(f"{r['scenario']:<12} wall {r['before_median_s']:.2f} -> {r['facade_median_s']:.2f} s "
+                  f"({r['facade_median_s'] / r['before_median_s']:.2f}x), cpu {r['before_cpu_median_s']:.2f} -> "
+                  f"{r['facade_cpu_median_s']:.2f} s ({r['facade_cpu_median_s'] / r['before_cpu_median_s']:.2f}x)")
     if "phases" in report:
         print_phases(report["phases"])
     if report["problems"]:
@@ -328,12 +348,16 @@ def main() -> int:
     parser.add_argument("--short", action="store_true", help="one round, for CI")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the full run")
     parser.add_argument("--json", type=Path, help="also write the report here")
+    parser.add_argument("--before", type=Path, help="also start the facade of this checkout (e.g. a `git worktree` of an earlier commit)")
     args = parser.parse_args()
+    if args.before:
+        BEFORE["path"] = str(args.before.resolve())
     # A deployment writes bytecode: without it every "warm" start would compile every module again.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     report = run(1 if args.short else args.rounds)
     report["phases"] = phases()
-    print_report(report, "python scripts/bench_startup.py" + (" --short" if args.short else f" --rounds {args.rounds}"))
+    command = "python scripts/bench_startup.py" + (" --short" if args.short else f" --rounds {args.rounds}")
+    print_report(report, command + (f" --before {args.before}" if args.before else ""))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 1 if report["problems"] else 0

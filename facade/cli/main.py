@@ -149,7 +149,7 @@ def serve(
     # as long as the process: two full collections walked them, and once the collector was on
     # again before the freeze, a young collection walked all that start-up had built (0.12-0.15
     # s). Without them a warm start's CPU went 1.30 -> 1.14 s, 10,449 capabilities healthy 3.89
-    # -> 3.05 s (2026-12-07).
+    # -> 3.05 s (2026-12-07). The parent of `--workers` keeps it off: it only waits on them.
     with collector_paused():
         _serve(host, port, anonymous_agent, demo, workers)
 
