@@ -1,6 +1,7 @@
 """What start-up does and does not do (issue 14): building the service and its app imports none
 of the domains' format libraries nor the redis client (their handlers import them when called),
-and the garbage collector rests while the service is built. The figures are
+and the garbage collector rests while the service is built (in `facade serve`, from its first
+import until serving has frozen what start-up built). The figures are
 scripts/bench_startup.py's; these tests hold the decisions that produced them."""
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 Start-up builds what lives as long as the process (the registry, its models and tables, the
 announced tools: ~375,000 objects at 449 capabilities). A full collection walked all of it with
-the event loop stopped (0.26-0.33 s at 449, 1.2-1.6 s at 10,449: issue 17). Once it is built it
-is frozen (`gc.freeze()`: collections no longer look at it), and the young generation is given
-more room, so that a request's garbage is collected in fewer, still short, passes.
+the event loop stopped (0.26-0.33 s at 449, 1.2-1.6 s at 10,449: issue 17). While it is built
+the collector is off (`facade serve` and `facade stdio` turn it off before their first import);
+once it is built it is frozen (`gc.freeze()`: collections no longer look at it), the collector
+is turned on, and the young generation is given more room, so that a request's garbage is
+collected in fewer, still short, passes.
 
 The lag probe sleeps a fixed interval on the loop and records how late it woke: any pause
 (a collection, a handler that blocked the loop, a slow serialization) shows there, in
