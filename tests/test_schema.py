@@ -7,7 +7,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from facade.kit.capability import CallContext, Input, make_capability
+from facade.kit.capability import CallContext, Input, make_capability, parsed_model_for
 from facade.catalogue.schema import announced_schema, announced_tool, compact_json
 
 
@@ -82,6 +82,25 @@ class TestAnnouncedSchema:
     def test_recursive_defs_are_kept(self) -> None:
         schema = announced_schema(make_capability("garden.tree_put", tree_put).parsed_model)
         assert "$defs" in schema and "$ref" in compact_json(schema)
+
+    def test_the_input_model_is_shown_as_its_parsed_model(self) -> None:
+        """`announced_tool` derives the schema from the input model, without making the parsed
+        model: it must be the parsed model's, for every bundled capability and the odd shapes
+        (a model that refers to itself, one that allows extras, a plain pydantic model)."""
+        from pydantic import ConfigDict
+
+        from facade.catalogue.discovery import discover
+
+        class Loose(BaseModel):
+            model_config = ConfigDict(extra="allow")
+            name: str
+            tags: dict[str, int] = {}
+
+        models = [c.input_model for c in discover()] + [Order, Tree, Loose, Line]
+        for model in models:
+            assert announced_schema(model) == announced_schema(parsed_model_for(model)), model.__qualname__
+        assert "additionalProperties" not in announced_schema(Loose)  # the parsed model refuses extras
+        assert announced_schema(Loose)["properties"]["tags"]["additionalProperties"] == {"type": "integer"}
 
     def test_parsed_model_still_validates_everything(self) -> None:
         cap = make_capability("shop.order_create", order_create)
