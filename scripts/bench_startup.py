@@ -194,6 +194,7 @@ def _listed_http(server: LoopbackServer, side: str) -> tuple[int, str | None]:
 
 
 def start(scenario: str, side: str, warm: Path) -> Start:
+    """One start of `side` in `scenario`, on `warm` (the side's warm folder) or a fresh one."""
     transport, _, folder = scenario.partition(" ")
     workdir = warm if folder == "warm" else fresh_workdir(f"bench-startup-{side}-")
     try:
@@ -206,17 +207,23 @@ def start(scenario: str, side: str, warm: Path) -> Start:
 def run(rounds: int) -> dict[str, Any]:
     load_before = os.getloadavg()
     reference_ms = reference_loop_ms()
-    warm = fresh_workdir("bench-startup-warm-")
-    sides = (*SIDES, "before") if BEFORE else SIDES
-    # Uncounted: migrates and seeds the warm folder, and leaves every side's bytecode compiled.
+    shared = fresh_workdir("bench-startup-warm-")
+    # The facade and the baseline share a warm folder (the baseline keeps nothing there). A facade
+    # of another checkout has one of its own: its announced tools are kept under the fingerprint
+    # of its own files (facade/catalogue/announced.py), and one file for both had every warm
+    # start of each derive them again.
+    warm = {side: shared for side in SIDES} | ({"before": fresh_workdir("bench-startup-warm-before-")} if BEFORE else {})
+    sides = tuple(warm)
+    # Uncounted: migrates and seeds the warm folders, and leaves every side's bytecode compiled.
     for side in sides:
-        start("serve warm", side, warm)
+        start("serve warm", side, warm[side])
     samples = {(scenario, side): Samples() for scenario in SCENARIOS for side in sides}
     for round_no in range(rounds):
         for scenario in SCENARIOS:
             for side in sides if round_no % 2 == 0 else sides[::-1]:
-                samples[scenario, side].starts.append(start(scenario, side, warm))
-    shutil.rmtree(warm, ignore_errors=True)
+                samples[scenario, side].starts.append(start(scenario, side, warm[side]))
+    for folder in set(warm.values()):
+        shutil.rmtree(folder, ignore_errors=True)
     rows = []
     for scenario in SCENARIOS:
         f, b = samples[scenario, "facade"], samples[scenario, "baseline"]
@@ -233,6 +240,7 @@ def run(rounds: int) -> dict[str, Any]:
             before = samples[scenario, "before"]
             rows[-1] |= {
                 "before_median_s": statistics.median(before.seconds), "before_cpu_median_s": statistics.median(before.cpu),
+                "before_tools": sorted({s.tools for s in before.starts}),
             }
     problems = [f"{scenario} {side}: {s.problem}" for (scenario, side), m in samples.items() for s in m.starts if s.problem]
     problems += _wrong_counts(rows)
@@ -240,11 +248,14 @@ def run(rounds: int) -> dict[str, Any]:
 
 
 def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
-    """Every HTTP start of both sides lists the same whole catalogue; every stdio facade start
-    lists the same (the agent's view) and the stdio baseline the whole catalogue."""
-    whole = {n for r in rows for n in r["baseline_tools"]} | {n for r in rows if r["scenario"].startswith("serve") for n in r["facade_tools"]}
+    """Every HTTP start of every side lists the same whole catalogue; every stdio facade start
+    (either checkout's) lists the same (the agent's view) and the stdio baseline the whole catalogue."""
+    def facades(r: dict[str, Any]) -> list[int]:
+        return [*r["facade_tools"], *r.get("before_tools", [])]
+
+    whole = {n for r in rows for n in r["baseline_tools"]} | {n for r in rows if r["scenario"].startswith("serve") for n in facades(r)}
     problems = [f"the whole catalogue was listed as {sorted(whole)} tools across starts"] if len(whole) != 1 or 0 in whole else []
-    agent = {n for r in rows if r["scenario"].startswith("stdio") for n in r["facade_tools"]}
+    agent = {n for r in rows if r["scenario"].startswith("stdio") for n in facades(r)}
     if len(agent) != 1 or 0 in agent:
         problems.append(f"facade stdio as {STDIO_AGENT} listed {sorted(agent)} tools across starts")
     return problems

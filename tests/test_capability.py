@@ -80,6 +80,16 @@ class TestDeclaration:
         with pytest.raises(RegistryError, match="declares auth_token"):
             make_capability("notes.sneaky", sneaky, input_model=Sneaky)
 
+    def test_a_root_model_is_refused(self) -> None:
+        """Its parsed model could not add the identity fields: every call would fail."""
+        from pydantic import RootModel
+
+        class Names(RootModel[list[str]]):
+            pass
+
+        with pytest.raises(RegistryError, match="must name its arguments as fields; Names is a RootModel"):
+            make_capability("notes.names", note_add, input_model=Names)  # type: ignore[arg-type]
+
     def test_an_example_is_only_shape_checked(self) -> None:
         with pytest.raises(RegistryError, match="example must map argument names to values"):
             make_capability("notes.add", note_add, example=["text"])  # type: ignore[arg-type]

@@ -39,9 +39,12 @@ def compact_json(value: Any) -> str:
 def announced_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The input schema a model is shown for a capability whose input model, or parsed model, is
     `model`: the same either way, since the parsed model only adds the identity fields, which
-    are dropped, and refuses extras, which is not shown. From the input model no parsed model is
-    made: 0.28 -> 0.20 s of CPU at 449 capabilities when a fresh data folder derives them all
-    (2026-12-07); `tests/test_schema.py` holds the two equal for every bundled capability."""
+    are dropped, and refuses extras, which is not shown (a `json_schema_extra` function that
+    reads the class's fields would see the identity fields only in the parsed model). From the
+    input model no parsed model is made: 0.28 -> 0.21 s of CPU at 449 capabilities when a fresh
+    data folder derives them all (2026-12-07); the input model's validator is built instead of
+    the parsed model's, and a called tool builds its parsed model's on its first call, as on a
+    warm start. `tests/test_schema.py` holds the two equal for every bundled capability."""
     schema = model.model_json_schema()
     if "$ref" in schema:
         # A model that refers to itself is all under $defs, its top level a reference; its

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, RootModel, ValidationError
 
 from facade.errors import RegistryError
 from facade.kit import asking, field_memory, progress
@@ -297,6 +297,8 @@ def make_capability(
     model = input_model or _input_model_of(where, handler)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise RegistryError(f"{where}: the input model must be a pydantic model, got {model!r}")
+    if issubclass(model, RootModel):  # its parsed model could not add the identity fields: no call would validate
+        raise RegistryError(f"{where}: the input model must name its arguments as fields; {model.__name__} is a RootModel")
     declared = [f for f in IDENTITY_FIELDS if f in model.model_fields]
     if declared:
         raise RegistryError(
