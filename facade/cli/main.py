@@ -85,15 +85,12 @@ def _settings(**flags: Any) -> Settings:
 
 def _service(settings: Settings, transport: Literal["http", "stdio"] = "http") -> Service:
     """The service, once every `FACADE_*` name and config-file key is known to be a setting."""
-    from facade.serving.pauses import collector_paused
+    from facade.host.variables import VARIABLES as HOST_VARIABLES
+    from facade.reports.settings import check_names
+    from facade.serving.service import build_service
+    from facade.settings import READ_ELSEWHERE, file_values
 
-    with collector_paused():  # its imports too (SQLAlchemy, the SDK; see `serve`), for every command
-        from facade.host.variables import VARIABLES as HOST_VARIABLES
-        from facade.reports.settings import check_names
-        from facade.serving.service import build_service
-        from facade.settings import READ_ELSEWHERE, file_values
-
-        service = build_service(settings, transport=transport)
+    service = build_service(settings, transport=transport)
     tokens = {a.token_env.upper() for a in service.agents.values() if a.token_env}
     also = {*READ_ELSEWHERE, *HOST_VARIABLES, *tokens}
     check_names(service.registry, file_values(settings.config), os.environ, also, str(settings.config))
@@ -148,8 +145,8 @@ def serve(
     # turns it on (facade/serving/pauses.py). The imports alone are ~200,000 objects that live
     # as long as the process: two full collections walked them, and once the collector was on
     # again before the freeze, a young collection walked all that start-up had built (0.12-0.15
-    # s). Without them a warm start's CPU went 1.30 -> 1.14 s, 10,449 capabilities healthy 3.89
-    # -> 3.05 s (2026-12-07). The parent of `--workers` keeps it off: it only waits on them.
+    # s). Without them a warm start's CPU went 1.30 -> 1.14 s, 10,449 capabilities healthy
+    # 3.67-3.89 -> 2.88-3.19 s (2026-12-07). The parent of `--workers` keeps it off: it only waits on them.
     with collector_paused():
         _serve(host, port, anonymous_agent, demo, workers)
 

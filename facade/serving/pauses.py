@@ -41,7 +41,7 @@ THRESHOLDS = (5_000, 20, 20)
 def steady_collector(metrics: Metrics) -> Iterator[None]:
     """Freeze what start-up built, tune the collector, turn it on, and time every collection;
     undone when the block ends (a test builds many services in one process). `facade serve`
-    keeps the collector off until here: once on, its first young collection would walk all
+    and `facade stdio` keep the collector off until here: once on, its first young collection would walk all
     that start-up built, still young (0.12-0.15 s at 449 capabilities, 2026-12-07)."""
     # No collection first: start-up leaves ~1,600 objects of garbage among 375,000 (measured
     # 2026-12-02), not worth the 0.2-0.3 s of CPU a full collection costs before the first answer.
