@@ -31,6 +31,7 @@ async def mcp(request: Request) -> Response:
     kind = request.headers["x-kind"]
     app = request.app
     app.state.calls += 1
+    app.state.peers.add(request.client.port if request.client else None)
     if kind == "json":
         return Response(message(0, False), media_type="application/json")
     if kind == "sse-every-3rd":
@@ -51,6 +52,7 @@ def serving() -> Iterator[tuple[int, Starlette]]:
     """A server of `mcp` in a thread: its port, and its app (whose state counts the calls)."""
     app = Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
     app.state.calls = 0
+    app.state.peers = set()  # the client ports its calls came from: one for each connection
     chosen = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=chosen, log_level="warning", loop="asyncio"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -114,7 +116,9 @@ class TestLoadGenerator:
         generated = run_block("127.0.0.1", ports, requests, 0.3, lambda: 0.0)[0]
         assert generated.error_count == 0, generated.errors
         assert len(generated.latencies) + 4 == app_a.state.calls + app_b.state.calls
-        assert app_a.state.calls >= 1 and app_b.state.calls > app_a.state.calls  # three connections against one
+        # Counted in connections, not calls: how many calls each connection gets in is the scheduler's
+        # business (in a CI run on a busy machine the one connection out-ran the three, 1669 to 1523)
+        assert (len(app_a.state.peers), len(app_b.state.peers)) == (1, 3)
 
 
 class TestAnswerFailure:
