@@ -62,6 +62,49 @@ class TestDeclaration:
         with pytest.raises(RegistryError, match=r"it takes \(ctx, args, extra\)"):
             make_capability("notes.three", three)
 
+    def test_the_signature_read_off_the_code_is_inspects(self) -> None:
+        """The quick count of a plain function's required parameters agrees with
+        `inspect.signature` wherever it answers, and leaves every other callable to it."""
+        import functools
+        import inspect
+
+        from facade.kit.capability import _required_parameters
+
+        def counted(function: object) -> tuple[int, int]:
+            params = inspect.signature(function).parameters.values()  # type: ignore[arg-type]
+            positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in params)
+            return positional, sum(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params)
+
+        def plain(ctx, args): ...  # type: ignore[no-untyped-def]
+        def defaulted(ctx, args, extra=1): ...  # type: ignore[no-untyped-def]
+        def three(ctx, args, extra): ...  # type: ignore[no-untyped-def]
+        def only(ctx, args, /): ...  # type: ignore[no-untyped-def]
+        def starred(ctx, *args, **kwargs): ...  # type: ignore[no-untyped-def]
+        def keyword(ctx, args, *, must): ...  # type: ignore[no-untyped-def]
+        def keyword_default(ctx, args, *, may=None): ...  # type: ignore[no-untyped-def]
+        async def asynchronous(ctx, args): ...  # type: ignore[no-untyped-def]
+        quick = [plain, defaulted, three, only, starred, keyword, keyword_default, asynchronous, lambda ctx, args: None]
+        for function in quick:
+            assert _required_parameters(function) == counted(function), function.__name__
+
+        @functools.wraps(three)
+        def wrapped(*a, **k): ...  # type: ignore[no-untyped-def]
+
+        class Handler:
+            def __call__(self, ctx, args): ...  # type: ignore[no-untyped-def]
+
+            def method(self, ctx, args): ...  # type: ignore[no-untyped-def]
+
+        others = [wrapped, functools.partial(three, extra=1), Handler(), Handler().method, print]
+        assert [_required_parameters(other) for other in others] == [None] * len(others)
+        assert counted(wrapped) == (3, 0)  # inspect follows __wrapped__, which the code of `wrapped` would not
+
+        with pytest.raises(RegistryError, match=r"it takes \(ctx, args, must\)"):
+            make_capability("notes.keyword", keyword, input_model=Note, description="Keyword-only.")
+        with pytest.raises(RegistryError, match=r"it takes \(ctx, args, extra\)"):
+            make_capability("notes.wrapped", wrapped, input_model=Note, description="Wrapped.")
+        make_capability("notes.partial", functools.partial(three, extra=1), input_model=Note, description="Bound.")
+
     def test_unannotated_input(self) -> None:
         def loose(ctx, args):  # type: ignore[no-untyped-def]
             """No annotations."""
