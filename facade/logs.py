@@ -10,8 +10,6 @@ means one lock: two threads never interleave halves of their lines.
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import contextlib
 import contextvars
 import json
@@ -20,7 +18,6 @@ import re
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -41,8 +38,7 @@ _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 def configure_logging(json_output: bool | None = None, level: int = logging.INFO) -> None:
     as_json = (not sys.stderr.isatty()) if json_output is None else json_output
     renderer: Processor = _json_line if as_json else structlog.dev.ConsoleRenderer(colors=False)
-    handler = _Handler(sys.stderr)
-    turns = handler.turns
+    handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[
@@ -66,7 +62,7 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
     structlog.configure(
         processors=[_stamp, _Finish(renderer)],
         wrapper_class=_bound_logger_class(level),
-        logger_factory=lambda name=None, *_: _Lines(turns, name or "facade"),
+        logger_factory=lambda name=None, *_: _Lines(handler, name or "facade"),
         cache_logger_on_first_use=True,
     )
     root = logging.getLogger()
@@ -87,86 +83,18 @@ def configure_logging(json_output: bool | None = None, level: int = logging.INFO
 
 
 class _Lines:
-    """What structlog's loggers write to: whole lines, through the handler's `_Turns`."""
+    """What structlog's loggers write to: whole lines on the handler's stream, under its lock."""
 
-    def __init__(self, turns: _Turns, name: str) -> None:
-        self.turns = turns
+    def __init__(self, handler: logging.StreamHandler[Any], name: str) -> None:
+        self.handler = handler
         self.name = name
 
     def msg(self, line: str) -> None:
-        self.turns.add(line)
-
-    debug = info = warning = warn = error = critical = exception = fatal = log = msg
-
-
-class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
-    """The one handler: the standard library's records, formatted, go through its `_Turns` as
-    structlog's lines do, so that the lines of one thread keep their order whoever logged them."""
-
-    def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
-        self.turns = _Turns(self)
-        _all_turns.add(self.turns)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.turns.add(self.format(record))
-        except Exception:  # noqa: BLE001 - logging's own rule: a line that cannot be written is reported, never raised
-            self.handleError(record)
-
-
-class _Turns:
-    """Whole lines on the handler's stream, under its lock; those logged on an event loop's
-    thread go out together when the loop's turn ends, the others at once.
-
-    A tools/call logs two lines on the loop (its own and the HTTP request's), and each was a
-    `write` system call of its own: 0.018 ms of a call's 0.35 ms of CPU under load (2 cores, 16
-    clients, 2026-07-28 `files.stat`, 2026-12-07). A loop's lines keep their order; a worker
-    thread's line may now come before a line its loop logged a moment earlier (each carries its
-    time). What a turn logged goes out at the start of the loop's next turn, at exit (`flush`),
-    or before a forked worker ends: only a process killed outright loses them, with its last
-    turn."""
-
-    def __init__(self, handler: logging.StreamHandler[Any]) -> None:
-        self.handler = handler
-        self._pending: dict[asyncio.AbstractEventLoop, list[str]] = {}  # each loop's, touched by its thread only
-
-    def add(self, line: str) -> None:
-        loop = asyncio._get_running_loop()  # the C function behind get_running_loop, None off a loop
-        if loop is None:
-            self._write(line + "\n")
-            return
-        lines = self._pending.get(loop)
-        if lines is None:
-            self._pending[loop] = [line]
-            loop.call_soon(self._release, loop)
-        else:
-            lines.append(line)
-
-    def _release(self, loop: asyncio.AbstractEventLoop) -> None:
-        lines = self._pending.pop(loop, None)
-        if lines:
-            self._write("\n".join(lines) + "\n")
-
-    def release_all(self) -> None:
-        for loop in list(self._pending):
-            self._release(loop)
-
-    def _write(self, text: str) -> None:
         with self.handler.lock or contextlib.nullcontext():
-            self.handler.stream.write(text)
+            self.handler.stream.write(line + "\n")
             self.handler.stream.flush()
 
-
-_all_turns: weakref.WeakSet[_Turns] = weakref.WeakSet()
-
-
-@atexit.register
-def flush() -> None:
-    """Every line a loop logged and has not written yet, written now: at exit, and before
-    `os._exit`, which skips exit's handlers."""
-    for turns in _all_turns:
-        turns.release_all()
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
 
 
 class _Finish:

@@ -311,49 +311,6 @@ sys.__stdout__.write(json.dumps(runs))
         assert "ZeroDivisionError" in ours[2]["exception"] and ours[3]["exception"] == "ValueError: v"
 
 
-class TestTurns:
-    """Lines logged on an event loop leave together when its turn ends, in order, structlog's and
-    the standard library's alike; lines from any other thread leave at once; `flush` writes a
-    turn's lines now."""
-
-    def test_a_turns_lines_are_one_write(self) -> None:
-        import subprocess
-        import sys
-
-        script = """
-import asyncio, io, json, logging, sys, threading, structlog
-class Counting(io.StringIO):
-    def __init__(self):
-        super().__init__(); self.writes = []
-    def write(self, text):
-        self.writes.append(text); return super().write(text)
-sys.stderr = Counting()
-from facade.logs import configure_logging, flush
-configure_logging(json_output=True)
-log = structlog.get_logger("facade.x")
-seen = {}
-async def main():
-    log.info("one"); logging.getLogger("uvicorn.error").warning("standard"); log.info("two")
-    seen["in the turn"] = len(sys.stderr.writes)
-    await asyncio.sleep(0)
-    seen["after the turn"] = len(sys.stderr.writes)
-    thread = threading.Thread(target=lambda: log.info("from a thread")); thread.start(); thread.join()
-    seen["after the thread"] = len(sys.stderr.writes)
-    log.info("flushed"); flush()
-    seen["after flush"] = len(sys.stderr.writes)
-    log.info("last")  # the loop's last turn: asyncio.run still runs its callbacks
-asyncio.run(main())
-seen["events"] = [json.loads(line)["event"] for line in sys.stderr.getvalue().splitlines()]
-seen["writes"] = [text.count("\\n") for text in sys.stderr.writes]
-sys.__stdout__.write(json.dumps(seen))
-"""
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-        seen = json.loads(done.stdout)
-        assert (seen["in the turn"], seen["after the turn"], seen["after the thread"], seen["after flush"]) == (0, 1, 2, 3)
-        assert seen["events"] == ["one", "standard", "two", "from a thread", "flushed", "last"]
-        assert seen["writes"] == [3, 1, 1, 1]  # the turn's lines (the standard library's too) in one write, then one each
-
-
 def _seconds(stamp: str) -> float:
     import datetime
 

@@ -4,11 +4,10 @@ not there; a check failed); 2 a usage error (a flag, a setting, an agent file is
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
@@ -162,7 +161,7 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
     from facade.serving.service import Service, prepare_database, require_services
-    from facade.logs import configure_logging, flush
+    from facade.logs import configure_logging
     from facade.web.app import build_app
 
     settings = _deployment(demo, host=host, port=port, anonymous_agent=anonymous_agent)
@@ -176,17 +175,6 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     stack = http_stack()
     announce(service, sock, stack)
 
-    class _FlushingServer(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            # Leaving, uvicorn raises a signal it caught (SIGTERM, SIGINT) again, which ends the
-            # process at once: the log lines of the last turn are written first (facade/logs.py).
-            with super().capture_signals():
-                try:
-                    yield
-                finally:
-                    flush()
-
     def run(service: Service, sockets: list[socket.socket], worker: int = 1) -> None:
         pin(settings.cpu_affinity, worker, workers, settings.cpu_claims_scope)
         # log_config=None: uvicorn keeps the handler configure_logging installed (its own would
@@ -195,7 +183,7 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
             build_app(service), log_config=None, access_log=False, lifespan="on", **stack.uvicorn_options()
         )
         try:
-            _FlushingServer(config).run(sockets=sockets)
+            uvicorn.Server(config).run(sockets=sockets)
         except KeyboardInterrupt:  # Ctrl-C after a clean shutdown is a normal end, as in uvicorn.run
             pass
 
@@ -307,9 +295,6 @@ def _stopped(preparation: Preparation[Service]) -> None:
 
         traceback.print_exception(exc)
         code = RUNTIME
-    from facade.logs import flush
-
-    flush()  # lines its loop logged this turn: os._exit skips exit's handlers
     sys.stderr.flush()
     os._exit(code)
 

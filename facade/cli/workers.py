@@ -25,7 +25,6 @@ import structlog
 
 from facade.cli.listen import bind
 from facade.errors import StartupError
-from facade.logs import flush
 from facade.serving.service import Service
 
 log = structlog.get_logger("facade.serve")
@@ -75,7 +74,6 @@ def run_workers(service: Service, shared: socket.socket, count: int, serve: Serv
                 log.exception("worker.failed", worker=number)
                 status = 1
             finally:
-                flush()  # the log lines of the worker's last turn: os._exit skips exit's handlers
                 os._exit(status)
         own.close()
         children[pid] = number
