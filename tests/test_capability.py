@@ -68,12 +68,10 @@ class TestDeclaration:
         import functools
         import inspect
 
-        from facade.kit.capability import _required_parameters
+        from facade.kit.capability import _required_parameters, _signature_counts
 
         def counted(function: object) -> tuple[int, int]:
-            params = inspect.signature(function).parameters.values()  # type: ignore[arg-type]
-            positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in params)
-            return positional, sum(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params)
+            return _signature_counts(inspect.signature(function).parameters.values())  # type: ignore[arg-type]
 
         def plain(ctx, args): ...  # type: ignore[no-untyped-def]
         def defaulted(ctx, args, extra=1): ...  # type: ignore[no-untyped-def]
@@ -84,6 +82,8 @@ class TestDeclaration:
         def keyword_default(ctx, args, *, may=None): ...  # type: ignore[no-untyped-def]
         async def asynchronous(ctx, args): ...  # type: ignore[no-untyped-def]
         quick = [plain, defaulted, three, only, starred, keyword, keyword_default, asynchronous, lambda ctx, args: None]
+        expected = [(2, 0), (2, 0), (3, 0), (2, 0), (1, 0), (2, 1), (2, 0), (2, 0), (2, 0)]
+        assert [counted(function) for function in quick] == expected
         for function in quick:
             assert _required_parameters(function) == counted(function), function.__name__
 

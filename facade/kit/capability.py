@@ -363,20 +363,25 @@ def _check_signature(where: str, handler: Handler) -> None:
         params = list(inspect.signature(handler).parameters.values())
     except (TypeError, ValueError) as exc:
         raise RegistryError(f"{where}: cannot read the handler's signature ({exc})") from None
-    positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-    ]
-    required_kw = [p for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
-    if len(positional) != 2 or required_kw:
+    if _signature_counts(params) != (2, 0):
         shown = ", ".join(p.name for p in params)
         raise RegistryError(f"{where}: the handler must take (ctx, args); it takes ({shown})")
 
 
+def _signature_counts(params: Iterable[inspect.Parameter]) -> tuple[int, int]:
+    """How many positional and keyword-only parameters a signature requires (no default)."""
+    positional = required_kw = 0
+    for p in params:
+        if p.default is p.empty:
+            positional += p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            required_kw += p.kind is p.KEYWORD_ONLY
+    return positional, required_kw
+
+
 def _required_parameters(handler: Any) -> tuple[int, int] | None:
-    """How many positional and keyword-only parameters a plain function requires, read off its
-    code object; None for any other callable (a method, a partial, a wrapper naming what it wraps,
-    one with a `__signature__`), which `inspect.signature` reads. The same counts as the
-    signature's: `inspect.signature` was 55% of declaring a capability, ~27 us of CPU each
+    """`_signature_counts` of a plain function, read off its code object; None for any other
+    callable (a method, a partial, a wrapper naming what it wraps, one with a `__signature__`),
+    which `inspect.signature` reads: it was 55% of declaring a capability, ~27 us of CPU each
     (10,449 capabilities, 2026-12-07, issue 17)."""
     if type(handler) is not types.FunctionType or hasattr(handler, "__wrapped__") or hasattr(handler, "__signature__"):
         return None
