@@ -50,6 +50,11 @@ WORKER_THREADS = 40
 # 4, 0.09 s. Eight is the database pool's size: an agent's calls beyond it would wait for a
 # connection anyway.
 AGENT_WORKER_THREADS = 8
+# The trace's size before it is rotated, and the rotated files kept (facade/catalogue/trace.py):
+# ~22,000 listings of a 449-tool agent view, ~100 runtime listings at 10,449 tools (320 KB each,
+# 2026-12-07); the trace and its kept files hold at most 96 MiB.
+TRACE_MAX_BYTES = 32 * 1024 * 1024
+TRACE_KEEP = 2
 
 
 class Settings(BaseSettings):
@@ -85,6 +90,10 @@ class Settings(BaseSettings):
     )
     trace_path: Path | None = Field(default=None, description="JSONL trajectory; data_dir/trace.jsonl when unset.")
     trace_full: bool = Field(default=False, description="Record the whole served tools array, not only its hash.")
+    trace_max_bytes: int = Field(
+        default=TRACE_MAX_BYTES, ge=0, description="Past this size the trace moves to trace.jsonl.1 and a new one begins; 0 never rotates it."
+    )
+    trace_keep: int = Field(default=TRACE_KEEP, ge=1, description="Rotated trace files kept (.1 the newest); older ones are deleted.")
     domains: str = Field(default="", description="Comma-separated extra domain modules.")
     runtime_tokens: str = Field(
         default="", description="Comma-separated tokens of multi-agent runtimes; a development token on loopback when unset."

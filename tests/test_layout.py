@@ -13,15 +13,16 @@ from pathlib import Path
 from tests.support import REPO
 
 # What each of facade's subpackages may import of facade. Shared leaves (errors, settings, logs,
-# threads, affinity, tokencount) are open to all but the kit and the host, which stand on their own — except that
+# threads, affinity, tokencount, file_lock) are open to all but the kit and the host, which stand on their own — except that
 # the host counts tokens with the same facts as the server's budget, from the one leaf that
 # holds them and imports nothing of facade.
-LEAVES = {"errors", "settings", "logs", "threads", "affinity", "tokencount", "retrieval", "__init__"}
+LEAVES = {"errors", "settings", "logs", "threads", "affinity", "tokencount", "retrieval", "file_lock", "__init__"}
 ALLOWED: dict[str, set[str]] = {
     "tokencount": set(),
     "retrieval": set(),
+    "file_lock": set(),
     "kit": {"errors"},
-    "catalogue": {"kit", "errors", "settings", "retrieval"},
+    "catalogue": {"kit", "errors", "settings", "retrieval", "file_lock"},
     "access": {"kit", "catalogue"} | LEAVES,
     "reports": {"kit", "catalogue", "access", "serving"} | LEAVES,
     "serving": {"kit", "catalogue", "access"} | LEAVES,

@@ -1,19 +1,32 @@
 """The served-catalogue trace: for every `tools/list` answered, one JSONL event in the
 trajectory envelope (`traceSchema`, `schemaVersion`, `traceId`, `type`, `ts`, `seq`, `data`),
 so that what an agent was actually shown is read later, not estimated. Events are encoded with
-orjson: with `full` an event carries the whole tools array, megabytes at 10,000 tools."""
+orjson: with `full` an event carries the whole tools array, megabytes at 10,000 tools.
+
+The file is bounded: past `max_bytes` it becomes `trace.jsonl.1` (the one before that `.2`, and
+so on up to `keep`; the oldest is dropped) and a new one begins. An event names every tool it
+served, so at 10,449 capabilities each runtime listing appended 320 KB, and a runtime listing
+once a minute filled 460 MB a day (2026-12-07, scripts/bench_scale.py's catalogue). Every
+process serving from a data folder (`--workers`, `facade stdio` beside `facade serve`) appends
+to the same file: one of them rotates it, under a lock beside it, and the others notice that the
+path names a new file before their next event. So does a trace moved away by anything else
+(logrotate, an operator): the next event starts a new file, nothing is written to the moved one.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from facade.catalogue.served import Served
+from facade.file_lock import file_lock
+from facade.settings import TRACE_KEEP, TRACE_MAX_BYTES
 
 TRACE_SCHEMA = "facade.trajectory"
 SCHEMA_VERSION = 1
@@ -21,14 +34,20 @@ EVENT_TYPE = "context.compiled"
 
 
 class Trace:
-    """Appends events to one JSONL file; safe across threads, one line per event."""
+    """Appends events to one JSONL file, rotated past `max_bytes` (0: never) with `keep` older
+    files kept; safe across threads and processes, one whole line per event."""
 
-    def __init__(self, path: Path, *, full: bool = False) -> None:
+    def __init__(self, path: Path, *, full: bool = False, max_bytes: int = TRACE_MAX_BYTES, keep: int = TRACE_KEEP) -> None:
+        if max_bytes < 0 or keep < 1:
+            raise ValueError(f"a trace needs max_bytes >= 0 and keep >= 1, not {max_bytes} and {keep}")
         self.path = path
         self.full = full
+        self.max_bytes = max_bytes
+        self.keep = keep
         self._lock = threading.Lock()
         self._seq = 0
         self._file: Any = None
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
 
     def served(self, served: Served, *, agent: str | None, conversation: str | None, era: str, runtime: bool) -> None:
         wire = served.wire(era)
@@ -59,31 +78,90 @@ class Trace:
                 "seq": self._seq,
                 "data": data,
             }
-            if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "ab")
-            self._file.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
-            self._file.flush()  # one whole line per event, readable at once
+            line = orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+            found = _stat(self.path)  # one system call tells both which file the path names and its size
+            file = self._current(found)
+            file.write(line)
+            file.flush()  # one whole line per event, readable at once
+            if self.max_bytes and (found.st_size if found is not None else 0) + len(line) >= self.max_bytes:
+                self._rotate()
+
+    def _current(self, found: os.stat_result | None) -> Any:
+        """The open file, reopened when the path (`found`) no longer names it: rotated or moved away."""
+        if self._file is not None and _identity(found) != self._identity:
+            self._close()
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "ab")
+            self._identity = _identity(os.fstat(self._file.fileno()))
+        return self._file
+
+    def _rotate(self) -> None:
+        """The full file becomes `.1`, unless another process rotated it first."""
+        with file_lock(f"{self.path}.lock"):
+            stat = _stat(self.path)
+            if stat is not None and _identity(stat) == self._identity and stat.st_size >= self.max_bytes:
+                for number in range(self.keep, 1, -1):
+                    older = rotated(self.path, number - 1)
+                    if older.exists():
+                        os.replace(older, rotated(self.path, number))
+                os.replace(self.path, rotated(self.path, 1))
+                beyond = self.keep + 1  # kept under a larger `keep` set before
+                while (dropped := rotated(self.path, beyond)).exists():
+                    dropped.unlink()
+                    beyond += 1
+        self._close()
+
+    def _close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            self._identity = None
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            self._close()
+
+
+def rotated(path: Path, number: int) -> Path:
+    """The `number`-th file before the current one (1 is the newest)."""
+    return path.with_name(f"{path.name}.{number}")
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _identity(stat: os.stat_result | None) -> tuple[int, int] | None:
+    """Which file it is: the same path names another file once the trace is rotated."""
+    return None if stat is None else (stat.st_dev, stat.st_ino)
+
+
+def trace_files(path: Path) -> Iterator[Path]:
+    """The trace and its rotated files that exist, newest first."""
+    if path.exists():
+        yield path
+    number = 1
+    while (older := rotated(path, number)).exists():
+        yield older
+        number += 1
 
 
 def last_served(path: Path, agent: str, conversation: str | None) -> dict[str, Any] | None:
-    """The newest served-catalogue event for (agent, conversation), read from the end."""
-    if not path.exists():
-        return None
-    for line in _reverse_lines(path):
-        try:
-            event = orjson.loads(line)
-        except ValueError:
-            continue
-        data = event.get("data", {})
-        if event.get("type") == EVENT_TYPE and data.get("agent") == agent and data.get("conversation") == conversation:
-            return event
+    """The newest served-catalogue event for (agent, conversation), read from the end of the
+    trace, then of each rotated file, newest first."""
+    for file in trace_files(path):
+        for line in _reverse_lines(file):
+            try:
+                event = orjson.loads(line)
+            except ValueError:
+                continue
+            data = event.get("data", {})
+            if event.get("type") == EVENT_TYPE and data.get("agent") == agent and data.get("conversation") == conversation:
+                return event
     return None
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from sqlalchemy.pool import NullPool
 
 import facade.access.audit_table  # noqa: F401  - the facade's own tables join Base.metadata
 from facade.catalogue.registry import Registry
+from facade.file_lock import file_lock
 from facade.kit.db import Base
 
 if TYPE_CHECKING:
@@ -68,8 +68,7 @@ def exclusive(engine: Engine) -> Iterator[None]:
         with _advisory_lock(engine):
             yield
     elif engine.dialect.name == "sqlite" and database and database != ":memory:":
-        with open(f"{database}.migrate-lock", "a") as lock_file:
-            fcntl.flock(lock_file, fcntl.LOCK_EX)  # released when the file closes
+        with file_lock(f"{database}.migrate-lock"):
             yield
     else:
         yield  # an in-memory database is this process's alone

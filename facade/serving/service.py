@@ -140,7 +140,7 @@ def _build_service(settings: Settings, transport: Transport) -> Service:
         sessions,
         calls,
         served,
-        Trace(settings.effective_trace_path, full=settings.trace_full),
+        Trace(settings.effective_trace_path, full=settings.trace_full, max_bytes=settings.trace_max_bytes, keep=settings.trace_keep),
         calls.approvals,
         changes,
         audit,

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from facade.catalogue.schema import compact_json
+from facade.catalogue.served import Served
+from facade.catalogue.trace import Trace, last_served, rotated, trace_files
 from tests.support import DEV, ServerProcess, base_env, mcp_client, raw_list
 
 pytestmark = pytest.mark.anyio
@@ -44,3 +50,119 @@ class TestTrace:
         )
         served = json.loads(done.stdout)["agent"]["served"]
         assert served["tools"] == data["tools"] and served["sha256"] == data["sha256"]
+
+
+def _served(tools: int = 3) -> Served:
+    names = tuple(f"garden.plant_{i}" for i in range(tools))
+    return Served(names, tuple({"name": n, "description": "Plant one.", "inputSchema": {"type": "object"}} for n in names))
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: str, events: int, max_bytes: int, keep: int, agent: str) -> None:
+    """One process's share of the shared-file test: `events` listings traced as `agent`."""
+    trace = Trace(Path(path), max_bytes=max_bytes, keep=keep)
+    for _ in range(events):
+        trace.served(_served(), agent=agent, conversation=None, era="2026-07-28", runtime=False)
+    trace.close()
+
+
+class TestRotation:
+    """The trace is bounded: past its size it moves to `.1` (older ones shift up, the oldest
+    beyond `keep` is dropped) and a new file begins; the report still finds what was served."""
+
+    def test_past_its_size_the_trace_rotates_and_keeps_two(self, tmp_path: Path) -> None:
+        path = tmp_path / "trace.jsonl"
+        trace = Trace(path, max_bytes=4 * 1024, keep=2)
+        for _ in range(60):
+            trace.served(_served(), agent="francis", conversation=None, era="2026-07-28", runtime=False)
+        trace.close()
+        files = list(trace_files(path))
+        assert files[-2:] == [rotated(path, 1), rotated(path, 2)] and not rotated(path, 3).exists()
+        longest = max(len(line) + 1 for f in files for line in f.read_text().splitlines())
+        # A file is rotated by the event that takes it to the limit: never more than one over.
+        assert all(4 * 1024 <= f.stat().st_size < 4 * 1024 + longest for f in files[-2:])
+        seqs = [e["seq"] for f in reversed(files) for e in _events(f)]
+        # Newest last and unbroken: what was dropped is the oldest, never a middle piece.
+        assert seqs == list(range(seqs[0], 61)) and seqs[0] > 1
+
+    def test_the_report_reads_the_rotated_files(self, tmp_path: Path) -> None:
+        path = tmp_path / "trace.jsonl"
+        trace = Trace(path, max_bytes=2 * 1024, keep=3)
+        trace.served(_served(5), agent="francis", conversation="kept", era="2026-07-28", runtime=False)
+        for _ in range(8):
+            trace.served(_served(), agent="kai", conversation=None, era="2026-07-28", runtime=False)
+        trace.close()
+        assert all(e["data"]["agent"] == "kai" for e in _events(path))  # francis's event was rotated away
+        assert any(e["data"]["agent"] == "francis" for f in trace_files(path) for e in _events(f))
+        event = last_served(path, "francis", "kept")
+        assert event is not None and event["data"]["toolCount"] == 5
+
+    def test_never_rotated_with_zero(self, tmp_path: Path) -> None:
+        path = tmp_path / "trace.jsonl"
+        trace = Trace(path, max_bytes=0, keep=1)
+        for _ in range(40):
+            trace.served(_served(), agent="francis", conversation=None, era="2026-07-28", runtime=False)
+        trace.close()
+        assert list(trace_files(path)) == [path] and len(_events(path)) == 40
+
+    def test_a_trace_moved_away_starts_a_new_file(self, tmp_path: Path) -> None:
+        path, moved = tmp_path / "trace.jsonl", tmp_path / "trace-monday.jsonl"
+        trace = Trace(path)
+        trace.served(_served(), agent="francis", conversation="before", era="2026-07-28", runtime=False)
+        path.rename(moved)  # as logrotate or an operator would
+        trace.served(_served(), agent="francis", conversation="after", era="2026-07-28", runtime=False)
+        trace.close()
+        assert [e["data"]["conversation"] for e in _events(moved)] == ["before"]
+        assert [e["data"]["conversation"] for e in _events(path)] == ["after"]
+
+    def test_processes_sharing_the_file_lose_no_event(self, tmp_path: Path) -> None:
+        """`--workers` and `facade stdio` beside `facade serve` append to one trace: whichever
+        rotates it, every event of each lands once, whole, in one of the files."""
+        path = tmp_path / "trace.jsonl"
+        context = multiprocessing.get_context("spawn")
+        writers = [context.Process(target=_write, args=(str(path), 150, 3 * 1024, 1000, agent)) for agent in ("a", "b", "c")]
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join(120)
+            assert writer.exitcode == 0
+        files = list(trace_files(path))
+        assert len(files) > 10  # rotated many times, by all three
+        by_agent: dict[str, list[int]] = {}
+        for file in files:
+            for event in _events(file):  # each line parses: no two events interleaved
+                by_agent.setdefault(event["data"]["agent"], []).append(event["seq"])
+        assert {agent: sorted(seqs) for agent, seqs in by_agent.items()} == {a: list(range(1, 151)) for a in "abc"}
+
+    def test_a_bad_setting_says_what_to_change(self, tmp_path: Path) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "facade.cli", "settings"],
+            cwd=tmp_path,
+            env={**os.environ, **base_env(tmp_path), "FACADE_TRACE_KEEP": "0"},
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2
+        assert "FACADE_TRACE_KEEP=0: Input should be greater than or equal to 1" in done.stderr
+
+    def test_a_server_rotates_its_trace_and_still_reports_it(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        server = ServerProcess(tmp_path_factory.mktemp("rotating"), env={"FACADE_TRACE_MAX_BYTES": "8192", "FACADE_TRACE_KEEP": "1"})
+        server.start()
+        try:
+            for number in range(12):
+                raw_list(server.url, DEV["francis"], "modern", f"turn-{number}")
+        finally:
+            server.stop()
+        trace = server.workdir / "data" / "trace.jsonl"
+        assert list(trace_files(trace))[-1] == rotated(trace, 1) and not rotated(trace, 2).exists()
+        done = subprocess.run(
+            [sys.executable, "-m", "facade.cli", "catalogue", "--agent", "francis", "--conversation", "turn-11", "--json"],
+            cwd=server.workdir,
+            env={**os.environ, **base_env(server.workdir)},
+            capture_output=True,
+            text=True,
+        )
+        assert json.loads(done.stdout)["agent"]["served"]["tools"]
