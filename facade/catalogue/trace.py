@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from stat import S_ISREG
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,8 @@ class Trace:
             file = self._current(found)
             file.write(line)
             file.flush()  # one whole line per event, readable at once
-            if self.max_bytes and (found.st_size if found is not None else 0) + len(line) >= self.max_bytes:
+            size = _size(found)
+            if self.max_bytes and size is not None and size + len(line) >= self.max_bytes:
                 self._rotate()
 
     def _current(self, found: os.stat_result | None) -> Any:
@@ -100,7 +102,8 @@ class Trace:
         """The full file becomes `.1`, unless another process rotated it first."""
         with file_lock(f"{self.path}.lock"):
             stat = _stat(self.path)
-            if stat is not None and _identity(stat) == self._identity and stat.st_size >= self.max_bytes:
+            size = _size(stat)
+            if _identity(stat) == self._identity and size is not None and size >= self.max_bytes:
                 for number in range(self.keep, 1, -1):
                     older = rotated(self.path, number - 1)
                     if older.exists():
@@ -133,6 +136,14 @@ def _stat(path: Path) -> os.stat_result | None:
         return os.stat(path)
     except FileNotFoundError:
         return None
+
+
+def _size(stat: os.stat_result | None) -> int | None:
+    """What the trace holds (0 before its first event), for rotating it; None for a pipe or a
+    device (`/dev/null`, a FIFO a collector reads), which is written to and never rotated."""
+    if stat is None:
+        return 0
+    return stat.st_size if S_ISREG(stat.st_mode) else None
 
 
 def _identity(stat: os.stat_result | None) -> tuple[int, int] | None:

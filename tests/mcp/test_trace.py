@@ -118,6 +118,21 @@ class TestRotation:
         assert [e["data"]["conversation"] for e in _events(moved)] == ["before"]
         assert [e["data"]["conversation"] for e in _events(path)] == ["after"]
 
+    def test_a_pipe_is_written_to_never_rotated(self, tmp_path: Path) -> None:
+        """A trace sent to a FIFO (or `/dev/null`) has no size to bound: nothing is renamed."""
+        path = tmp_path / "trace.fifo"
+        os.mkfifo(path)
+        reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # open first: opening to write never waits
+        try:
+            trace = Trace(path, max_bytes=1, keep=1)
+            for _ in range(5):
+                trace.served(_served(), agent="francis", conversation=None, era="2026-07-28", runtime=False)
+            trace.close()
+            received = os.read(reader, 1 << 16)  # 5 events, well within a pipe's buffer
+        finally:
+            os.close(reader)
+        assert len(received.splitlines()) == 5 and sorted(p.name for p in tmp_path.iterdir()) == ["trace.fifo"]
+
     def test_processes_sharing_the_file_lose_no_event(self, tmp_path: Path) -> None:
         """`--workers` and `facade stdio` beside `facade serve` append to one trace: whichever
         rotates it, every event of each lands once, whole, in one of the files."""
