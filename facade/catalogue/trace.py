@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import structlog
 
 from facade.catalogue.served import Served
 from facade.file_lock import file_lock
@@ -32,6 +33,8 @@ from facade.settings import TRACE_KEEP, TRACE_MAX_BYTES
 TRACE_SCHEMA = "facade.trajectory"
 SCHEMA_VERSION = 1
 EVENT_TYPE = "context.compiled"
+
+log = structlog.get_logger("facade.catalogue.trace")
 
 
 class Trace:
@@ -49,6 +52,7 @@ class Trace:
         self._seq = 0
         self._file: Any = None
         self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
+        self._rotates = max_bytes > 0  # until a rotation fails
 
     def served(self, served: Served, *, agent: str | None, conversation: str | None, era: str, runtime: bool) -> None:
         wire = served.wire(era)
@@ -85,8 +89,13 @@ class Trace:
             file.write(line)
             file.flush()  # one whole line per event, readable at once
             size = _size(found)
-            if self.max_bytes and size is not None and size + len(line) >= self.max_bytes:
-                self._rotate()
+            if self._rotates and size is not None and size + len(line) >= self.max_bytes:
+                try:
+                    self._rotate()
+                except OSError as exc:  # a listing is answered whatever becomes of its trace
+                    log.warning("trace.not_rotated", path=str(self.path), error=str(exc),
+                                hint="the trace grows until this server restarts; free the folder or set FACADE_TRACE_PATH")
+                    self._rotates = False
 
     def _current(self, found: os.stat_result | None) -> Any:
         """The open file, reopened when the path (`found`) no longer names it: rotated or moved away."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
+import structlog.testing
 
 from facade.catalogue.schema import compact_json
 from facade.catalogue.served import Served
@@ -117,6 +118,21 @@ class TestRotation:
         trace.close()
         assert [e["data"]["conversation"] for e in _events(moved)] == ["before"]
         assert [e["data"]["conversation"] for e in _events(path)] == ["after"]
+
+    def test_a_rotation_that_fails_leaves_the_listing_served(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        path = tmp_path / "trace.jsonl"
+        trace = Trace(path, max_bytes=1024, keep=1)
+
+        def refused(source: Any, target: Any) -> None:
+            raise PermissionError(13, "Permission denied", str(source))
+
+        monkeypatch.setattr(os, "replace", refused)
+        with structlog.testing.capture_logs() as logged:
+            for _ in range(10):  # each past the limit: the first tries, fails once, and stops trying
+                trace.served(_served(), agent="francis", conversation=None, era="2026-07-28", runtime=False)
+        trace.close()
+        assert len(_events(path)) == 10 and not rotated(path, 1).exists()
+        assert [entry["event"] for entry in logged] == ["trace.not_rotated"] and "Permission denied" in logged[0]["error"]
 
     def test_a_pipe_is_written_to_never_rotated(self, tmp_path: Path) -> None:
         """A trace sent to a FIFO (or `/dev/null`) has no size to bound: nothing is renamed."""
