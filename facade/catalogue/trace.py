@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from stat import S_ISREG
 from collections.abc import Iterator
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import orjson
@@ -186,7 +186,11 @@ def last_served(path: Path, agent: str, conversation: str | None) -> dict[str, A
 
 
 def _reverse_lines(path: Path, block: int = 1 << 16) -> Any:
-    with open(path, "rb") as handle:
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:  # rotated away since it was found: its events are read under their new name
+        return
+    with handle:
         handle.seek(0, os.SEEK_END)
         end = handle.tell()
         rest = b""
