@@ -5,8 +5,8 @@ orjson: with `full` an event carries the whole tools array, megabytes at 10,000 
 
 The file is bounded: past `max_bytes` it becomes `trace.jsonl.1` (the one before that `.2`, and
 so on up to `keep`; the oldest is dropped) and a new one begins. An event names every tool it
-served, so at 10,449 capabilities each runtime listing appended 320 KB, and a runtime listing
-once a minute filled 460 MB a day (2026-12-07, scripts/bench_scale.py's catalogue). Every
+served, so at 10,449 capabilities each runtime listing appended 320 KB (2026-12-07, measured on
+scripts/bench_scale.py's catalogue): 460 MB a day at one listing a minute, computed. Every
 process serving from a data folder (`--workers`, `facade stdio` beside `facade serve`) appends
 to the same file: one of them rotates it, under a lock beside it, and the others notice that the
 path names a new file before their next event. So does a trace moved away by anything else

@@ -6,8 +6,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,8 @@ import structlog.testing
 from facade.catalogue.schema import compact_json
 from facade.catalogue.served import Served
 from facade.catalogue.trace import Trace, last_served, rotated, trace_files
-from tests.support import DEV, ServerProcess, base_env, mcp_client, raw_list
+from tests.support import DEV, ServerProcess, mcp_client, raw_list
+from tests.test_economy import facade
 
 pytestmark = pytest.mark.anyio
 ENVELOPE = {"traceSchema", "schemaVersion", "traceId", "type", "ts", "seq", "data"}
@@ -42,13 +41,7 @@ class TestTrace:
         text = compact_json(raw_list(server.url, DEV["francis"], era, conversation))
         assert data["bytes"] == len(text.encode()) and data["sha256"] == hashlib.sha256(text.encode()).hexdigest()
 
-        done = subprocess.run(
-            [sys.executable, "-m", "facade.cli", "catalogue", "--agent", "francis", "--conversation", conversation, "--json"],
-            cwd=server.workdir,
-            env={**os.environ, **base_env(server.workdir)},
-            capture_output=True,
-            text=True,
-        )
+        done = facade(server.workdir, "catalogue", "--agent", "francis", "--conversation", conversation, "--json")
         served = json.loads(done.stdout)["agent"]["served"]
         assert served["tools"] == data["tools"] and served["sha256"] == data["sha256"]
 
@@ -169,13 +162,7 @@ class TestRotation:
         assert {agent: sorted(seqs) for agent, seqs in by_agent.items()} == {a: list(range(1, 151)) for a in "abc"}
 
     def test_a_bad_setting_says_what_to_change(self, tmp_path: Path) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "facade.cli", "settings"],
-            cwd=tmp_path,
-            env={**os.environ, **base_env(tmp_path), "FACADE_TRACE_KEEP": "0"},
-            capture_output=True,
-            text=True,
-        )
+        done = facade(tmp_path, "settings", env={"FACADE_TRACE_KEEP": "0"})
         assert done.returncode == 2
         assert "FACADE_TRACE_KEEP=0: Input should be greater than or equal to 1" in done.stderr
 
@@ -189,11 +176,5 @@ class TestRotation:
             server.stop()
         trace = server.workdir / "data" / "trace.jsonl"
         assert list(trace_files(trace))[-1] == rotated(trace, 1) and not rotated(trace, 2).exists()
-        done = subprocess.run(
-            [sys.executable, "-m", "facade.cli", "catalogue", "--agent", "francis", "--conversation", "turn-11", "--json"],
-            cwd=server.workdir,
-            env={**os.environ, **base_env(server.workdir)},
-            capture_output=True,
-            text=True,
-        )
+        done = facade(server.workdir, "catalogue", "--agent", "francis", "--conversation", "turn-11", "--json")
         assert json.loads(done.stdout)["agent"]["served"]["tools"]
