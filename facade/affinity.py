@@ -62,6 +62,14 @@ CALM = 1.0  # seconds without a long job before they are pinned again
 LOOK_EVERY = 0.025
 
 
+def usable_cpus() -> int:
+    """How many CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def parse_cpus(text: str) -> list[int]:
     """`0,2` or `0-3` (taskset's list format) as CPU numbers, in order; ValueError when malformed."""
     if not _LIST.fullmatch(text):

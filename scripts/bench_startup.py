@@ -89,9 +89,11 @@ class Samples:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a running process (Linux /proc)."""
+    """User plus system CPU time of a running process and of the children it has waited for
+    (Linux /proc): a fresh `facade serve` derives its announced tools in a child
+    (facade/serving/prebuild.py), whose CPU counts as the server's."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 class StdioServer:

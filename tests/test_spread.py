@@ -13,11 +13,11 @@ import textwrap
 
 import pytest
 
-from facade.reports.spread import _usable_cpus
+from facade.affinity import usable_cpus
 from tests.support import REPO
 from tests.test_plugins import check_in
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux" or _usable_cpus() < 2, reason="spreads only over 2+ CPUs on Linux")
+pytestmark = pytest.mark.skipif(sys.platform != "linux" or usable_cpus() < 2, reason="spreads only over 2+ CPUs on Linux")
 
 
 def run(code: str) -> dict:  # type: ignore[type-arg]

@@ -66,12 +66,15 @@ def fingerprint(capabilities: Sequence[Capability]) -> str:
     return digest.hexdigest()
 
 
-def announced_tools(capabilities: Sequence[Capability], derive: Callable[[Capability], Tool], folder: Path | None) -> list[Tool]:
+def announced_tools(
+    capabilities: Sequence[Capability], derive: Callable[[Capability], Tool], folder: Path | None, key: str | None = None
+) -> list[Tool]:
     """`derive(c)` for each capability, in order; read from `folder` when it holds them for this
-    very code, else derived and written there (when a folder is given)."""
+    very code, else derived and written there (when a folder is given). `key`: their
+    `fingerprint`, when the caller has it already."""
     if folder is None:
         return shared_parts([derive(c) for c in capabilities])
-    key = fingerprint(capabilities)
+    key = key or fingerprint(capabilities)
     path = folder / CACHE_FILE
     kept = _read(path, key, capabilities)
     if kept is not None:
@@ -79,6 +82,18 @@ def announced_tools(capabilities: Sequence[Capability], derive: Callable[[Capabi
     tools = shared_parts([derive(c) for c in capabilities])
     _write(path, key, tools, capabilities)
     return tools
+
+
+def probably_kept(folder: Path, key: str) -> bool:
+    """Whether `folder` holds the tools kept under `key`, by the first bytes of the file (it is
+    written fingerprint first): a look that costs no read of the whole. A file that passes it and
+    fails the full read (`announced_tools`) is derived again there."""
+    head = b'{"fingerprint":' + orjson.dumps(key)
+    try:
+        with open(folder / CACHE_FILE, "rb") as kept:
+            return kept.read(len(head)) == head
+    except OSError:
+        return False
 
 
 def shared_parts(tools: list[Tool]) -> list[Tool]:

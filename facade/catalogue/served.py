@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from mcp_types import LATEST_PROTOCOL_VERSION
 
-from facade.catalogue.announced import announced_tools
+from facade.catalogue.announced import announced_tools, fingerprint, probably_kept
 from facade.catalogue.disclosure import DEFERRED_META_KEY
 from facade.catalogue.registry import Registry
 from facade.kit.capability import Capability
@@ -101,6 +101,17 @@ class ServedCatalogues:
         # on every request. The collection is kept, so that its id is never reused.
         self._seen: dict[tuple[int, int, frozenset[str]], tuple[object, Served]] = {}
         self._lock = threading.Lock()
+        self._key: str | None = None
+
+    def needs_deriving(self) -> bool:
+        """Whether `build()` would derive the announced tools: the data folder holds none for this
+        code (a fresh folder, an upgrade). Without a folder nothing is kept: False."""
+        return self._built is None and self._cache is not None and not probably_kept(self._cache, self._fingerprint())
+
+    def _fingerprint(self) -> str:
+        if self._key is None:  # ~10 ms at 449 capabilities (2026-12-07): once per process
+            self._key = fingerprint(self._capabilities)
+        return self._key
 
     def build(self) -> None:
         """Make the announced tools now (once; a concurrent caller waits for the same ones)."""
@@ -114,7 +125,9 @@ class ServedCatalogues:
                 built = self._built
                 if built is None:
                     listed = self._capabilities
-                    built = dict(zip((c.name for c in listed), announced_tools(listed, announced_tool, self._cache), strict=True))
+                    key = self._fingerprint() if self._cache is not None else None
+                    tools = announced_tools(listed, announced_tool, self._cache, key)
+                    built = dict(zip((c.name for c in listed), tools, strict=True))
                     # A capability with a wire name is also found by it (what `tools/call` carries).
                     built.update({t["name"]: t for t in list(built.values())})
                     self._built = built

@@ -160,6 +160,7 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
+    from facade.serving.prebuild import prebuilding
     from facade.serving.service import Service, prepare_database, require_services
     from facade.logs import configure_logging
     from facade.web.app import build_app
@@ -168,10 +169,12 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
-    service.served.build()  # before listening: workers inherit the announced tools, the first listing waits for none
-    require_services(service)
-    sock = bind(settings.host, settings.port)
-    prepare_database(service)
+    # Built before listening: workers inherit the announced tools, the first listing waits for
+    # none. Derived (when the data folder holds none) on another CPU while the database is prepared.
+    with prebuilding(service.served):
+        require_services(service)
+        sock = bind(settings.host, settings.port)
+        prepare_database(service)
     stack = http_stack()
     announce(service, sock, stack)
 

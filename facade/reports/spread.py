@@ -20,6 +20,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from facade.affinity import usable_cpus
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -31,7 +33,7 @@ def spread(items: Sequence[T], work: Callable[[Sequence[T]], list[R]]) -> list[R
     """`work(items)`, computed in shares over the CPUs this process may use, in order. `work`
     must give one result per item and touch nothing outside its share (a child's writes are
     lost with it)."""
-    cpus = min(_usable_cpus(), MOST)
+    cpus = min(usable_cpus(), MOST)
     if len(items) < LEAST or cpus < 2 or not hasattr(os, "fork") or sys.platform != "linux":
         return work(items)
     size = -(-len(items) // cpus)
@@ -41,13 +43,6 @@ def spread(items: Sequence[T], work: Callable[[Sequence[T]], list[R]]) -> list[R
     for share, child in children:
         results += work(share) if child is None else _collected(*child, work, share)
     return results
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _fork(work: Callable[[Sequence[T]], list[R]], share: Sequence[T]) -> tuple[int, int] | None:
