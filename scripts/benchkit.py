@@ -75,12 +75,44 @@ def reference_loop_ms(rounds: int = 3) -> float:
 
 def machine_line(reference_ms: tuple[float, float], **loads: tuple[float, ...]) -> str:
     """The line every report prints about the machine: the load averages it took (by when), cores,
-    and the reference loop at the start and at the end of the run (the speed moves within a run
-    too)."""
+    the reference loop at the start and at the end of the run (the speed moves within a run
+    too), and what other processes keep busy once the run is over."""
     load = ", ".join(f"{when} {' '.join(f'{x:.2f}' for x in values)}" for when, values in loads.items())
     before, after = reference_ms
-    return (f"load average {load} (cores: {os.cpu_count()}); reference loop {before:.0f} ms CPU at the start, "
+    line = (f"load average {load} (cores: {os.cpu_count()}); reference loop {before:.0f} ms CPU at the start, "
             f"{after:.0f} at the end (scripts/benchkit.py)")
+    others = others_busy()
+    if others is not None:
+        line += f"; other processes busy {others:.2f} CPUs after the run"
+        if others >= BUSY_CPUS:
+            # 2026-12-07: a stray process spinning on one of two CPUs through a run hid a start-up
+            # change that overlaps work on the second CPU (5.00 -> 5.17 s; 5.58 -> 4.82 s without it).
+            line += " (a busy machine: ratios within the run hold, absolute figures and gains from a second CPU may not)"
+    return line
+
+
+BUSY_CPUS = 0.5  # other processes' CPUs' worth of work that makes a machine busy for a report
+
+
+def others_busy(seconds: float = 0.5) -> float | None:
+    """CPUs' worth of work done over `seconds` by every process but this one (Linux /proc/stat
+    less this process's own CPU time); None where the system does not say."""
+    def busy_ticks() -> int | None:
+        try:
+            fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        except (OSError, ValueError):
+            return None
+        return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+
+    first, own = busy_ticks(), time.process_time()
+    if first is None:
+        return None
+    time.sleep(seconds)
+    last = busy_ticks()
+    if last is None:
+        return None
+    others = (last - first) / os.sysconf("SC_CLK_TCK") - (time.process_time() - own)
+    return max(others, 0.0) / seconds
 
 
 def delivered(report: dict[str, Any], printed: Callable[[dict[str, Any], str], None], command: str,
