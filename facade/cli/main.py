@@ -169,12 +169,14 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
-    # Built before listening: workers inherit the announced tools, the first listing waits for
-    # none. Derived (when the data folder holds none) on another CPU while the database is prepared.
+    # Built before listening: workers inherit the announced tools and the views' arrays, and
+    # the first listing waits for none. The tools are derived (when the data folder holds none)
+    # on another CPU while the database is prepared.
     with prebuilding(service.served):
         require_services(service)
         sock = bind(settings.host, settings.port)
         prepare_database(service)
+    service.views.prebuild()
     stack = http_stack()
     announce(service, sock, stack)
 
