@@ -67,7 +67,7 @@ class OneWritePerTurn:
     def _release(self) -> None:
         held, self._held = self._held, None
         if held and not self._transport.is_closing():  # a closed connection's answer has nobody to read it
-            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+            self._transport.writelines(held)  # uvloop: one writev of the pieces, none copied
 
     def close(self) -> None:
         if self._held:  # uvicorn closes right after a response it will not keep alive

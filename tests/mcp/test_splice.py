@@ -14,6 +14,12 @@ ARRAY = json.dumps([{"name": "projects.project_get", "description": "Get a proje
 def run(app_body: list[bytes], *, register: bool = True, length: bool = True) -> tuple[dict, bytes]:
     """Drives `Splice` around an app that answers with `app_body` chunks (its JSON around the
     placeholder when `register`), and returns the start message and the body that left."""
+    sent = messages(app_body, register=register, length=length)
+    return sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def messages(app_body: list[bytes], *, register: bool = True, length: bool = True) -> list[dict]:
+    """The messages that left `Splice` (see `run`)."""
     sent: list[dict] = []
 
     async def app(scope, receive, send):
@@ -32,7 +38,7 @@ def run(app_body: list[bytes], *, register: bool = True, length: bool = True) ->
         return {"type": "http.request", "body": b"", "more_body": False}
 
     anyio.run(Splice(app), {"type": "http", "headers": []}, receive, send)
-    return sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+    return sent
 
 
 def test_the_array_replaces_its_placeholder_and_the_length_follows() -> None:
@@ -51,3 +57,11 @@ def test_a_response_with_nothing_registered_passes_untouched() -> None:
     text = b'{"result":{"content":[{"type":"text","text":"facade-tools-00000000000000000000000000000000"}]}}'
     start, body = run([text], register=False)
     assert body == text and int(dict(start["headers"])[b"content-length"]) == len(text)
+
+
+def test_the_array_leaves_as_its_own_part_uncopied() -> None:
+    """At 10,449 tools the array is 6.8 MB: joined into the body it was copied on every listing."""
+    sent = messages([b'{"result":{"tools":@,"resultType":"complete"}}'])
+    bodies = [m for m in sent[1:] if m["type"] == "http.response.body"]
+    assert [m.get("more_body", False) for m in bodies] == [True, True, False]
+    assert bodies[1]["body"] is ARRAY
