@@ -4,7 +4,8 @@ synthetic plugin domain (scripts/synthetic_domain.py, through FACADE_DOMAINS) ad
 
 - start-up: launch to a healthy `/healthz` (wall, and the server's CPU seconds by then);
 - RSS once healthy, and KiB per capability beyond the 449 (the growth over the smallest size);
-- the first runtime `tools/list` after start (the whole catalogue), then its steady p50 over 20;
+- the first runtime `tools/list` after start (the whole catalogue), then its steady p50 over 20,
+  then the first in a 2025-11-25 session (whose array is not built at start);
 - `facade check --demo` (the CI gate: every agent's view, budgets, lint, lock) on the same code.
 
 It fails on a wrong answer (a listing that lacks capabilities), never on a figure.
@@ -43,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_pauses import synthetic_env  # noqa: E402
 from bench_startup import cpu_seconds  # noqa: E402
-from benchkit import DEV, REPO, facade_server, fresh_workdir, jsonrpc, machine_line, modern_body, modern_headers, percentile, reference_loop_ms, workdir_env  # noqa: E402
+from benchkit import DEV, REPO, facade_server, fresh_workdir, jsonrpc, legacy_body, legacy_open, machine_line, modern_body, modern_headers, percentile, reference_loop_ms, workdir_env  # noqa: E402
 
 GOALS = {"kib_per_capability": 15.0, "first_list_s": 0.050, "check_s": 15.0, "start_s_10k": 6.0}
 
@@ -55,10 +56,17 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def runtime_list(client: httpx2.Client, url: str) -> tuple[float, int]:
+RUNTIME = {"Authorization": f"Bearer {DEV['runtime']}"}
+
+
+def runtime_list(client: httpx2.Client, url: str, session: dict[str, str] | None = None) -> tuple[float, int]:
+    """One runtime `tools/list`, timed: in 2026-07-28, or in the 2025-11-25 `session` given."""
+    if session is None:
+        body, headers = modern_body("tools/list", {}), {**modern_headers("tools/list"), **RUNTIME}
+    else:
+        body, headers = legacy_body("tools/list", {}), session
     started = time.perf_counter()
-    response = client.post(url, content=modern_body("tools/list", {}),
-                           headers={**modern_headers("tools/list"), "Authorization": f"Bearer {DEV['runtime']}"})
+    response = client.post(url, content=body, headers=headers)
     seconds = time.perf_counter() - started
     message = jsonrpc(response)
     return seconds, len(message.get("result", {}).get("tools", []))
@@ -78,6 +86,9 @@ def measure(added: int) -> dict[str, Any]:
                 first_s, tools = runtime_list(client, server.url)
                 first_cpu = cpu_seconds(server.pid) - start_cpu
                 steady = [runtime_list(client, server.url)[0] for _ in range(20)]
+                # A 2025-11-25 client's first listing: that era's array is built by it, not at
+                # start (facade/catalogue/views.py, Views.prebuild).
+                legacy_first_s, legacy_tools = runtime_list(client, server.url, legacy_open(client, server.url, RUNTIME))
         finally:
             server.stop()
         check_env = {**os.environ, **workdir_env(workdir), **env}
@@ -95,6 +106,7 @@ def measure(added: int) -> dict[str, Any]:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"added": added, "tools": tools, "start_s": start_s, "start_cpu_s": start_cpu, "rss_kib": rss, "first_list_s": first_s, "first_list_cpu_s": first_cpu,
+            "legacy_first_list_s": legacy_first_s, "legacy_tools": legacy_tools,
             "steady_p50_s": percentile(steady, 50), "check_s": check_s, "check_cpu_s": check_cpu, "check_ok": check_ok,
             "check_tail": "" if check_ok else (check.stdout + check.stderr)[-600:]}
 
@@ -168,6 +180,7 @@ def run(sizes: list[int]) -> dict[str, Any]:
         grown = r["tools"] - base["tools"]
         r["kib_per_capability"] = (r["rss_kib"] - base["rss_kib"]) / grown if grown > 0 else None
     problems = [f"{r['added']} added: listed {r['tools']} tools" for r in rows if r["tools"] != rows[0]["tools"] - rows[0]["added"] + r["added"]]
+    problems += [f"{r['added']} added: listed {r['legacy_tools']} tools in 2025-11-25" for r in rows if r["legacy_tools"] != r["tools"]]
     problems += [f"{r['added']} added: facade check failed: {r['check_tail']}" for r in rows if not r["check_ok"]]
     return {"rows": rows, "problems": problems, "load_after": os.getloadavg(), "reference_loop_ms": (reference_ms, reference_loop_ms())}
 
@@ -176,16 +189,18 @@ def print_report(report: dict[str, Any], command: str) -> None:
     print(f"$ {command}")
     print(machine_line(report["reference_loop_ms"], after=report["load_after"]))
     head = (f"{'capabilities':>12} {'healthy s':>10} {'cpu s':>7} {'RSS MiB':>8} {'KiB/cap':>8} {'first list ms':>14} {'cpu ms':>7} "
-            f"{'p50 list ms':>12} {'check s':>8} {'cpu s':>6}")
+            f"{'p50 list ms':>12} {'2025 first ms':>14} {'check s':>8} {'cpu s':>6}")
     print(head)
     print("-" * len(head))
     for r in report["rows"]:
         per = f"{r['kib_per_capability']:.1f}" if r["kib_per_capability"] is not None else "-"
         print(f"{r['tools']:>12} {r['start_s']:>10.2f} {r['start_cpu_s']:>7.2f} {r['rss_kib'] / 1024:>8.0f} {per:>8} "
               f"{r['first_list_s'] * 1000:>14.1f} {r['first_list_cpu_s'] * 1000:>7.0f} {r['steady_p50_s'] * 1000:>12.1f} "
-              f"{r['check_s']:>8.1f} {r['check_cpu_s']:>6.1f}")
+              f"{r['legacy_first_list_s'] * 1000:>14.1f} {r['check_s']:>8.1f} {r['check_cpu_s']:>6.1f}")
     print("cpu: the server's CPU seconds by healthy, its CPU ms for the first listing, facade check's CPU seconds "
           "(steadier than wall time on a busy machine)")
+    print("first list and p50 list: 2026-07-28, whose arrays are built at start; 2025 first: then a 2025-11-25 "
+          "session's first listing, which builds that era's array")
     print("KiB/cap: RSS growth over the smallest size, per added capability. Goals (issue 17): "
           f"<= {GOALS['kib_per_capability']:g} KiB/cap, first list <= {GOALS['first_list_s'] * 1000:g} ms, "
           f"check <= {GOALS['check_s']:g} s and healthy <= {GOALS['start_s_10k']:g} s at 10,000")
