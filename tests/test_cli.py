@@ -217,6 +217,7 @@ class TestStartErrors:
         assert banner["data_dir"] == str(Path(env["FACADE_DATA_DIR"]).resolve())
         assert banner["database"] == "sqlite"
         assert banner["development_tokens"] is True and "operator" in banner["development_token_for"]
+        assert banner["runtime_list_bytes"] > 10_000  # the development runtime token: its list built at start
         from facade.cli.httpstack import http_stack
 
         assert (banner["loop"], banner["http"]) == (http_stack().loop, http_stack().http)

@@ -124,28 +124,40 @@ class TestOneWritePerTurn:
         assert [what for what, _ in transport.events][:2] == ["write", "close"] and len(transport.writes) == 1
         assert transport.writes[0].endswith(b"\r\n\r\nbye") and b"connection: close" in transport.writes[0]
 
-    def test_held_pieces_reach_the_transport_uncopied(self) -> None:
-        """A listing's array (6.8 MB at 10,449 tools) is handed on as it is, not joined: uvloop
-        writes the pieces with one writev."""
-        from facade.cli.httpstack import OneWritePerTurn
+    @pytest.mark.parametrize("scatters", [True, False])
+    def test_held_pieces_are_joined_only_where_the_transport_cannot_scatter(self, scatters: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A listing's array (6.8 MB at 10,449 tools) reaches uvloop's transport as it is, for one
+        writev; any other transport gets one joined write (asyncio's `writelines` skipped flow
+        control on some versions)."""
+        from facade.cli import httpstack
 
         class Pieces(Recording):
+            pieces: list[bytes] | None = None
+
             def writelines(self, data: Any) -> None:
                 self.pieces = list(data)
                 super().writelines(self.pieces)
 
+        monkeypatch.setattr(httpstack, "_scattering", lambda: (Pieces,) if scatters else ())
         big = bytes(1 << 20)
 
         async def main() -> Pieces:
             transport = Pieces()
-            turn = OneWritePerTurn(transport, asyncio.get_running_loop())
+            turn = httpstack.OneWritePerTurn(transport, asyncio.get_running_loop())
             turn.write(b"head")
             turn.write(big)
             await asyncio.sleep(0)
             return transport
 
         transport = asyncio.run(main())
-        assert transport.pieces[1] is big and transport.writes == [b"head" + big]
+        assert transport.writes == [b"head" + big]
+        assert (transport.pieces is not None and transport.pieces[1] is big) == scatters
+
+    def test_uvloop_s_tcp_transport_scatters(self) -> None:
+        uvloop = pytest.importorskip("uvloop")
+        from facade.cli.httpstack import _scattering
+
+        assert uvloop.loop.TCPTransport in _scattering()
 
     def test_nothing_is_written_to_a_closed_connection(self) -> None:
         from facade.cli.httpstack import OneWritePerTurn

@@ -1,5 +1,5 @@
-"""The announced tools derived in a child while `facade serve` prepares its database
-(facade/serving/prebuild.py).
+"""What `facade serve` builds before it serves (facade/serving/prebuild.py): the announced tools
+derived in a child while it prepares its database, and a runtime's list.
 
 The fork happens only in a process running one thread, which a pytest worker is not (its
 channel has a thread of its own): the forking cases run in a fresh interpreter of their own.
@@ -15,9 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from facade.access.identity import TokenBook
 from facade.affinity import usable_cpus
+from facade.catalogue import served as served_module
 from facade.catalogue.announced import CACHE_FILE
+from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
+from facade.catalogue.wire import STORED_ERA, tools_array
+from facade.serving.prebuild import build_runtime_list
 from tests.support import REPO
 from tests.test_served import notes
 
@@ -106,3 +111,28 @@ class TestWhenAChildHelps:
         for text in ('{"fingerprint":"0000","parts":[],"tools":[]}', "{not json"):
             (tmp_path / CACHE_FILE).write_text(text)
             assert served.needs_deriving()
+
+
+class TestARuntimesList:
+    """The whole catalogue's array, built before serving when a runtime may ask for it."""
+
+    def test_is_built_so_that_the_first_runtime_listing_encodes_nothing(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        registry = Registry([notes()])
+        served = ServedCatalogues(registry)
+        size = build_runtime_list(served, registry, TokenBook({}, on_loopback=True))  # the development runtime token
+        expected = tools_array(served.serve(registry).tools)
+        monkeypatch.setattr(served_module, "tools_array", lambda *a, **k: pytest.fail("the runtime's listing encoded its array"))
+        assert served.serve(registry).wire(STORED_ERA).encoded == expected and size == len(expected) > 2
+        with pytest.raises(pytest.fail.Exception):  # an older era's array is its first listing's to build
+            served.serve(registry).wire("2025-11-25")
+
+    def test_is_not_built_where_no_runtime_may_list(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        registry = Registry([notes()])
+        served = ServedCatalogues(registry)
+        tokens = TokenBook({}, on_loopback=False)  # no runtime tokens, and no development one off loopback
+        assert not tokens.serves_runtimes and TokenBook({}, runtime_tokens=["t"], on_loopback=False).serves_runtimes
+        assert build_runtime_list(served, registry, tokens) is None
+        monkeypatch.setattr(served_module, "tools_array", lambda *a, **k: pytest.fail("encoded"))
+        with pytest.raises(pytest.fail.Exception):
+            served.serve(registry).wire(STORED_ERA)
+

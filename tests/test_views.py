@@ -5,15 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from facade.catalogue.agents import Agent, load_agents
 from facade.catalogue.discovery import discover
 from facade.access.elevation import MemoryElevations
 from facade.catalogue.modes import effective_mode
-from facade.catalogue import served as served_module
 from facade.catalogue.views import Views
-from facade.catalogue.wire import STORED_ERA, tools_array
 
 REGISTRY = discover()
 
@@ -118,28 +114,3 @@ class TestView:
         assert elevated.resolve(hidden.name) is hidden and views.view(agent, "b").resolve(hidden.name) is None
         assert elevated.served is elevated.served  # computed once per view
 
-
-class TestPrebuild:
-    """`prebuild` does at start what the first listings after it would otherwise do."""
-
-    def test_first_listings_after_a_prebuild_encode_nothing(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        agent = probe(tmp_path, 'files = "core"\nprojects = "full"\n')
-        elevations = MemoryElevations()
-        views = Views(REGISTRY, {"probe": agent}, elevations)
-        views.prebuild()
-        runtime = tools_array(views.catalogues().serve(REGISTRY).tools)
-        probed = tools_array(views.view(agent, None).served.tools)
-
-        def no_encoding(*args: object, **kwargs: object) -> bytes:
-            raise AssertionError("a listing encoded its array")
-
-        monkeypatch.setattr(served_module, "tools_array", no_encoding)
-        assert views.catalogues().serve(REGISTRY).wire(STORED_ERA).encoded == runtime
-        assert views.view(agent, "a conversation").served.wire(STORED_ERA).encoded == probed
-        assert len(runtime) > len(probed) > 2
-        # Built by their first listing: an older era's array, and an elevated view's.
-        with pytest.raises(AssertionError, match="encoded its array"):
-            views.view(agent, None).served.wire("2025-11-25")
-        elevations.grant("probe", "c", "files")
-        with pytest.raises(AssertionError, match="encoded its array"):
-            views.view(agent, "c").served.wire(STORED_ERA)

@@ -84,6 +84,7 @@ class TokenBook:
         runtime = list(runtime_tokens) or ([DEV_RUNTIME_TOKEN] if on_loopback else [])
         for token in runtime:
             self._owners[_digest(token)] = Principal("runtime")
+        self.serves_runtimes = bool(runtime)  # whether anyone may list the whole catalogue
         operator = accepted_operator_token(operator_token, on_loopback=on_loopback)
         if operator:
             self._owners[_digest(operator)] = Principal("operator")

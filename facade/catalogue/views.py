@@ -19,7 +19,6 @@ from facade.catalogue.disclosure import always_loaded, deferred
 from facade.catalogue.modes import Elevated, effective_modes, is_visible
 from facade.catalogue.registry import Registry
 from facade.catalogue.served import Served, ServedCatalogues
-from facade.catalogue.wire import STORED_ERA
 from facade.kit.capability import Capability, Mode
 from facade.kit.domain import Domain
 
@@ -133,21 +132,6 @@ class Views:
         if cached is None:
             cached = self._cache.setdefault(key, self._build(agent, modes))
         return cached
-
-    def prebuild(self, era: str = STORED_ERA) -> None:
-        """Builds what the first listings after a start would: the whole catalogue (a runtime's
-        list) and each agent's view outside any conversation (the same view as in a conversation
-        with no elevation), with their arrays in `era`. Paid before healthy, and once for all
-        workers, which fork after. At 10,449 tools encoding the runtime's 6.8 MB array took 14 ms
-        in process, and its first listing over HTTP 27-30 ms (2026-12-07).
-
-        Only the stored era by default: its array is the plain encoding of the tools as kept. An
-        older era's is shaped tool by tool (~34 ms at 10,449) and is a second copy (0.67 KiB per
-        capability), which a server no client of that era reaches would hold for nothing; it is
-        built by its first listing, as is an elevated view."""
-        self.catalogues().serve(self.registry).wire(era)
-        for agent in self.agents.values():
-            self.view(agent, None).served.wire(era)
 
     def apps(self, agent: Agent, conversation: str | None) -> tuple[App, ...]:
         return self.view(agent, conversation).apps

@@ -44,18 +44,32 @@ def http_stack() -> HttpStack:
     )
 
 
+@functools.cache
+def _scattering() -> tuple[type, ...]:
+    """The transports whose `writelines` sends the pieces as they are, with one `writev`, and
+    keeps flow control: uvloop's. asyncio's joins them (3.11), or on 3.12.0-3.12.8 and
+    3.13.0-3.13.1 never pauses its protocol (CVE-2024-12254): it gets one joined write."""
+    try:
+        from uvloop.loop import TCPTransport, UnixTransport
+    except ImportError:
+        return ()
+    return (TCPTransport, UnixTransport)
+
+
 class OneWritePerTurn:
     """A connection's transport whose writes within one turn of the event loop go to the socket
     as one, at the start of the next turn: the same bytes in the same order, a few microseconds
     later. Everything else is the transport's own. Measured 2026-12-07 (2 cores, 16 clients,
-    2026-07-28 `files.stat`): 0.039 -> 0.028 ms of system CPU per call, 2,900 -> 3,040 calls/s."""
+    2026-07-28 `files.stat`): 0.039 -> 0.028 ms of system CPU per call, 2,900 -> 3,040 calls/s.
+    On uvloop the pieces are not joined: a listing's array is 6.8 MB at 10,449 tools."""
 
-    __slots__ = ("_transport", "_loop", "_held")
+    __slots__ = ("_transport", "_loop", "_held", "_scatters")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
         self._loop = loop
         self._held: list[bytes] | None = None
+        self._scatters = isinstance(transport, _scattering())
 
     def write(self, data: bytes) -> None:
         if self._held is None:
@@ -67,7 +81,12 @@ class OneWritePerTurn:
     def _release(self) -> None:
         held, self._held = self._held, None
         if held and not self._transport.is_closing():  # a closed connection's answer has nobody to read it
-            self._transport.writelines(held)  # uvloop: one writev of the pieces, none copied
+            if len(held) == 1:
+                self._transport.write(held[0])
+            elif self._scatters:
+                self._transport.writelines(held)
+            else:
+                self._transport.write(b"".join(held))
 
     def close(self) -> None:
         if self._held:  # uvicorn closes right after a response it will not keep alive

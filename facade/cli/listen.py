@@ -44,9 +44,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def announce(service: Service, sock: socket.socket, stack: HttpStack) -> None:
+def announce(service: Service, sock: socket.socket, stack: HttpStack, *, runtime_list_bytes: int | None = None) -> None:
     """One structured line once the port is bound: where to connect, where data goes, whether
-    development tokens are accepted (only on loopback, DESIGN "Identity") and what it runs on."""
+    development tokens are accepted (only on loopback, DESIGN "Identity"), what it runs on, and
+    the size of a runtime's list (the whole catalogue's array, when it was built at start)."""
     settings = service.settings
     port = sock.getsockname()[1]
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
@@ -66,6 +67,7 @@ def announce(service: Service, sock: socket.socket, stack: HttpStack) -> None:
         development_token_for=development,
         capabilities=len(service.registry),
         domains=len(service.registry.domains),
+        runtime_list_bytes=runtime_list_bytes,
         agents=sorted(service.agents),
         loop=stack.loop,
         http=stack.http,

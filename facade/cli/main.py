@@ -160,7 +160,7 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     from facade.cli.httpstack import http_stack
     from facade.cli.listen import announce, bind
     from facade.cli.workers import check_workers, run_workers
-    from facade.serving.prebuild import prebuilding
+    from facade.serving.prebuild import build_runtime_list, prebuilding
     from facade.serving.service import Service, prepare_database, require_services
     from facade.logs import configure_logging
     from facade.web.app import build_app
@@ -169,16 +169,16 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
     check_workers(workers, settings.redis_url)
     configure_logging(settings.log_json)
     service = _service(settings)
-    # Built before listening: workers inherit the announced tools and the views' arrays, and
-    # the first listing waits for none. The tools are derived (when the data folder holds none)
+    # Built before serving: workers inherit the announced tools and a runtime's list, and the
+    # first listing waits for neither. The tools are derived (when the data folder holds none)
     # on another CPU while the database is prepared.
     with prebuilding(service.served):
         require_services(service)
         sock = bind(settings.host, settings.port)
         prepare_database(service)
-    service.views.prebuild()
+    runtime_list = build_runtime_list(service.served, service.registry, service.token_book)
     stack = http_stack()
-    announce(service, sock, stack)
+    announce(service, sock, stack, runtime_list_bytes=runtime_list)
 
     def run(service: Service, sockets: list[socket.socket], worker: int = 1) -> None:
         pin(settings.cpu_affinity, worker, workers, settings.cpu_claims_scope)

@@ -2,7 +2,8 @@
 
 The `tools/list` handler lets the SDK build, check and encode the whole response around a short
 placeholder string; the `Splice` wrapper around the `/mcp` app then sends the array's bytes in
-that placeholder's place as they leave: the body before it, the array itself, the body after it.
+that placeholder's place as they leave (a whole answer as three parts: the body before it, the
+array itself, the body after it).
 Encoding 449 tools again on every request was most of what a listing cost once the array itself
 was computed once per view.
 
@@ -60,12 +61,17 @@ class Splice:
                     before, found, after = body.partition(pending.placeholder)
                     if found:
                         pending.done = True
-                        # The array goes out as its own part, the shared bytes themselves: joined
-                        # into the body it was copied twice per listing (here and into one write),
-                        # 6.8 MB each at 10,449 tools, into memory the first listing faulted in.
-                        await send({"type": "http.response.body", "body": before, "more_body": True})
-                        await send({"type": "http.response.body", "body": pending.array, "more_body": True})
-                        message = {**message, "body": after}
+                        if message.get("more_body", False):
+                            # An event of a stream (2025-11-25): one message, so that nothing else
+                            # the stream sends (a ping) can land inside it.
+                            message = {**message, "body": before + pending.array + after}
+                        else:
+                            # A whole answer: the array goes out as its own part, the shared bytes
+                            # themselves. Joined into the body it was copied twice per listing (here
+                            # and into one write), 6.8 MB each at 10,449 tools.
+                            await send({"type": "http.response.body", "body": before, "more_body": True})
+                            await send({"type": "http.response.body", "body": pending.array, "more_body": True})
+                            message = {**message, "body": after}
                     elif not message.get("more_body", False):
                         log.error("splice.missed", detail="tools/list placeholder not found in its response")
             await send(message)

@@ -23,7 +23,7 @@ def messages(app_body: list[bytes], *, register: bool = True, length: bool = Tru
     sent: list[dict] = []
 
     async def app(scope, receive, send):
-        body = [chunk.replace(b"@", json.dumps(defer_array(scope, ARRAY)).encode()) if register else chunk for chunk in app_body]
+        body = [chunk.replace(b"@", json.dumps(defer_array(scope, ARRAY)).encode()) if register and b"@" in chunk else chunk for chunk in app_body]
         headers = [(b"content-type", b"application/json")]
         if length:
             headers.append((b"content-length", str(sum(map(len, body))).encode()))
@@ -47,10 +47,13 @@ def test_the_array_replaces_its_placeholder_and_the_length_follows() -> None:
     assert int(dict(start["headers"])[b"content-length"]) == len(body)
 
 
-def test_an_event_stream_chunk_is_spliced_too() -> None:
-    _, body = run([b": ping\r\n\r\n", b'event: message\r\ndata: {"result":{"tools":@}}\r\n\r\n'], length=False)
-    data = body.split(b"data: ", 1)[1].strip()
-    assert json.loads(data)["result"]["tools"] == json.loads(ARRAY)
+def test_an_event_stream_chunk_is_spliced_too_in_one_message() -> None:
+    """A stream's event stays one message: a ping sent between two parts would split it."""
+    event = b'event: message\r\ndata: {"result":{"tools":@}}\r\n\r\n'
+    sent = messages([b": ping\r\n\r\n", event, b""], length=False)
+    bodies = [m["body"] for m in sent[1:]]
+    data = bodies[1].split(b"data: ", 1)[1].strip()
+    assert len(bodies) == 3 and json.loads(data)["result"]["tools"] == json.loads(ARRAY)
 
 
 def test_a_response_with_nothing_registered_passes_untouched() -> None:
