@@ -73,6 +73,9 @@ def reference_loop_ms(rounds: int = 3) -> float:
     return best * 1000
 
 
+BUSY_CPUS = 0.5  # other processes' CPUs' worth of work that makes a machine busy for a report
+
+
 def machine_line(reference_ms: tuple[float, float], **loads: tuple[float, ...]) -> str:
     """The line every report prints about the machine: the load averages it took (by when), cores,
     the reference loop at the start and at the end of the run (the speed moves within a run
@@ -89,9 +92,6 @@ def machine_line(reference_ms: tuple[float, float], **loads: tuple[float, ...]) 
             # change that overlaps work on the second CPU (5.00 -> 5.17 s; 5.58 -> 4.82 s without it).
             line += " (a busy machine: ratios within the run hold, absolute figures and gains from a second CPU may not)"
     return line
-
-
-BUSY_CPUS = 0.5  # other processes' CPUs' worth of work that makes a machine busy for a report
 
 
 def others_busy(seconds: float = 0.5) -> float | None:

@@ -12,7 +12,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
+import orjson
 import pytest
 
 from facade.access.identity import TokenBook
@@ -23,6 +25,7 @@ from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
 from facade.catalogue.wire import STORED_ERA, tools_array
 from facade.serving.prebuild import build_runtime_list
+from facade.serving.service import Service
 from tests.support import REPO
 from tests.test_served import notes
 
@@ -113,26 +116,33 @@ class TestWhenAChildHelps:
             assert served.needs_deriving()
 
 
+def a_service(tokens: TokenBook) -> SimpleNamespace:
+    """What `build_runtime_list` reads of a service, with the service's own `runtime_list` (the
+    one rule the server's runtime listing follows too)."""
+    registry = Registry([notes()])
+    service = SimpleNamespace(served=ServedCatalogues(registry), registry=registry, token_book=tokens)
+    service.runtime_list = lambda: Service.runtime_list(service)  # type: ignore[arg-type]
+    return service
+
+
 class TestARuntimesList:
     """The whole catalogue's array, built before serving when a runtime may ask for it."""
 
     def test_is_built_so_that_the_first_runtime_listing_encodes_nothing(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        registry = Registry([notes()])
-        served = ServedCatalogues(registry)
-        size = build_runtime_list(served, registry, TokenBook({}, on_loopback=True))  # the development runtime token
-        expected = tools_array(served.serve(registry).tools)
+        service = a_service(TokenBook({}, on_loopback=True))  # the development runtime token
+        size = build_runtime_list(service)  # type: ignore[arg-type]
+        expected = tools_array(service.runtime_list().tools)
+        assert [t["name"] for t in orjson.loads(expected)] == ["notes.add", "notes.append"]  # the whole catalogue
         monkeypatch.setattr(served_module, "tools_array", lambda *a, **k: pytest.fail("the runtime's listing encoded its array"))
-        assert served.serve(registry).wire(STORED_ERA).encoded == expected and size == len(expected) > 2
+        assert service.runtime_list().wire(STORED_ERA).encoded == expected and size == len(expected) > 2
         with pytest.raises(pytest.fail.Exception):  # an older era's array is its first listing's to build
-            served.serve(registry).wire("2025-11-25")
+            service.runtime_list().wire("2025-11-25")
 
     def test_is_not_built_where_no_runtime_may_list(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        registry = Registry([notes()])
-        served = ServedCatalogues(registry)
         tokens = TokenBook({}, on_loopback=False)  # no runtime tokens, and no development one off loopback
         assert not tokens.serves_runtimes and TokenBook({}, runtime_tokens=["t"], on_loopback=False).serves_runtimes
-        assert build_runtime_list(served, registry, tokens) is None
+        service = a_service(tokens)
+        assert build_runtime_list(service) is None  # type: ignore[arg-type]
         monkeypatch.setattr(served_module, "tools_array", lambda *a, **k: pytest.fail("encoded"))
         with pytest.raises(pytest.fail.Exception):
-            served.serve(registry).wire(STORED_ERA)
-
+            service.runtime_list().wire(STORED_ERA)

@@ -113,4 +113,3 @@ class TestView:
         hidden = next(c for c in REGISTRY if c.domain == "files" and c.tier == "full")
         assert elevated.resolve(hidden.name) is hidden and views.view(agent, "b").resolve(hidden.name) is None
         assert elevated.served is elevated.served  # computed once per view
-

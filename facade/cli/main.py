@@ -176,7 +176,7 @@ def _serve(host: str | None, port: int | None, anonymous_agent: str | None, demo
         require_services(service)
         sock = bind(settings.host, settings.port)
         prepare_database(service)
-    runtime_list = build_runtime_list(service.served, service.registry, service.token_book)
+    runtime_list = build_runtime_list(service)
     stack = http_stack()
     announce(service, sock, stack, runtime_list_bytes=runtime_list)
 

@@ -179,8 +179,8 @@ def build_mcp_server(
         """In a worker thread: the view reads the conversation's elevations (a Redis round trip),
         a view's first listing in an era serializes its array, and the trace appends to its file."""
         service = service_of()
-        if agent_name is None:  # a runtime: the whole catalogue, filtered on its side
-            served = service.served.serve(service.registry)
+        if agent_name is None:  # a runtime
+            served = service.runtime_list()
         else:
             served = service.views.view(service.agents[agent_name], conversation).served
         service.trace.served(served, agent=agent_name, conversation=conversation, era=era, runtime=agent_name is None)

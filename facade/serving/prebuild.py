@@ -24,11 +24,13 @@ import signal
 import threading
 from collections.abc import Iterator
 
-from facade.access.identity import TokenBook
+from typing import TYPE_CHECKING
+
 from facade.affinity import usable_cpus
-from facade.catalogue.registry import Registry
 from facade.catalogue.served import ServedCatalogues
-from facade.catalogue.wire import STORED_ERA
+
+if TYPE_CHECKING:
+    from facade.serving.service import Service
 
 
 @contextlib.contextmanager
@@ -74,15 +76,16 @@ def _derive_in_child(served: ServedCatalogues) -> int:
         os._exit(code)  # no atexit handlers, no buffers of the parent's flushed twice
 
 
-def build_runtime_list(served: ServedCatalogues, registry: Registry, tokens: TokenBook) -> int | None:
-    """The whole catalogue's tools array in the latest era, built now rather than by the first
-    runtime listing, when a runtime may list (`tokens` accepts a runtime token); its size in
-    bytes, or None. Encoding it took that listing 14 ms of its 27-30 at 10,449 tools (6.8 MB,
-    2026-12-07); built here it is paid before healthy, and once for all `--workers`, which fork
-    after. Only this one array: an agent's view is built by its first listing, as an older era's
-    array is (shaped tool by tool, ~34 ms at 10,449, and a second copy), so a server pays for
-    neither unless someone asks. Every agent's view built at start cost 1.3 s and 134 MiB for
-    ten agents disclosing by search at 10,449 tools (a review's measurement, 2026-12-07)."""
-    if not tokens.serves_runtimes:
+def build_runtime_list(service: Service) -> int | None:
+    """A runtime's list (the whole catalogue's tools array) in the latest era, built now rather
+    than by the first runtime listing, when a runtime may list (the service accepts a
+    runtime token); its size in bytes, or None. Encoding it took that listing 14 ms of its
+    27-30 at 10,449 tools (6.8 MB, 2026-12-07); built here it is paid before healthy, and
+    once for all `--workers`, which fork after. Only this one array: an agent's view is
+    built by its first listing, as an older era's array is (shaped tool by tool, ~34 ms at
+    10,449, and a second copy), so a server pays for neither unless someone asks. Every
+    agent's view built at start cost 1.3 s and 134 MiB for ten agents disclosing by search
+    at 10,449 tools (a review's measurement, 2026-12-07)."""
+    if not service.token_book.serves_runtimes:
         return None
-    return served.serve(registry).wire(STORED_ERA).bytes
+    return service.runtime_list().wire().bytes

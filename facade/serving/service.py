@@ -27,7 +27,7 @@ from facade.access.elevation import Elevations, MemoryElevations
 from facade.access.identity import TokenBook
 from facade.errors import ConfigError
 from facade.catalogue.registry import Registry
-from facade.catalogue.served import ServedCatalogues
+from facade.catalogue.served import Served, ServedCatalogues
 from facade.kit.domain_settings import use_server_context
 from facade.settings import Settings, file_values
 from facade.catalogue.trace import Trace
@@ -65,6 +65,10 @@ class Service:
     changes: Changes
     audit: Audit
     metrics: Metrics
+
+    def runtime_list(self) -> Served:
+        """What a runtime's `tools/list` serves: the whole catalogue (it filters on its side)."""
+        return self.served.serve(self.registry)
 
     def close(self) -> None:
         """Close the database connections: those the calls keep, then the pool's. The service
