@@ -87,7 +87,7 @@ def measure(added: int) -> dict[str, Any]:
                 first_cpu = cpu_seconds(server.pid) - start_cpu
                 steady = [runtime_list(client, server.url)[0] for _ in range(20)]
                 # A 2025-11-25 client's first listing: that era's array is built by it, not at
-                # start (facade/catalogue/views.py, Views.prebuild).
+                # start (facade/serving/prebuild.py, build_runtime_list).
                 legacy_first_s, legacy_tools = runtime_list(client, server.url, legacy_open(client, server.url, RUNTIME))
         finally:
             server.stop()

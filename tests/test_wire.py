@@ -61,6 +61,20 @@ class TestSameBytesAsTheSdk:
         }
         assert tools_array([stored_tool(tool)], era) == sdk_array([tool], era)
 
+    @pytest.mark.parametrize("era", [*ERAS, "1999-01-01"])
+    def test_schemas_that_many_tools_share(self, era: str) -> None:
+        """The catalogue keeps equal schemas as one dict, which an older era's array shapes and
+        writes once (`tools_array`): every tool still gets its own in its place, a dict serving as
+        one tool's input schema and another's output schema is right in both, and the tools the
+        array was made from are left as they were."""
+        schema = next(t["inputSchema"] for t in TOOLS if t["inputSchema"].get("properties"))
+        shared = [{**t, "inputSchema": schema} for t in TOOLS[:40]]
+        shared += [{**t, "outputSchema": schema} for t in TOOLS[40:60]]  # the same object, another key
+        shared += TOOLS[60:80]  # schemas of their own, beside the shared one
+        before = orjson.dumps(shared)
+        assert tools_array(shared, era) == sdk_array(shared, era)
+        assert orjson.dumps(shared) == before and all(s["inputSchema"] is schema for s in shared[:40])
+
     def test_the_catalogue_stores_tools_in_the_latest_eras_order(self) -> None:
         """What lets a latest-era listing be encoded as it is, with no reshaping."""
         assert all(orjson.dumps(stored_tool(t)) == orjson.dumps(t) for t in TOOLS)
