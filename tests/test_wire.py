@@ -70,7 +70,9 @@ class TestSameBytesAsTheSdk:
         schema = next(t["inputSchema"] for t in TOOLS if t["inputSchema"].get("properties"))
         shared = [{**t, "inputSchema": schema} for t in TOOLS[:40]]
         shared += [{**t, "outputSchema": schema} for t in TOOLS[40:60]]  # the same object, another key
+        shared = [{key: tool[key] for key in stored_tool(tool)} for tool in shared]  # as stored: in its order
         shared += TOOLS[60:80]  # schemas of their own, beside the shared one
+        assert all(orjson.dumps(stored_tool(t)) == orjson.dumps(t) for t in shared)  # as the catalogue stores them
         before = orjson.dumps(shared)
         assert tools_array(shared, era) == sdk_array(shared, era)
         assert orjson.dumps(shared) == before and all(s["inputSchema"] is schema for s in shared[:40])
