@@ -8,7 +8,8 @@ module reads both from the SDK's surface models (so an SDK upgrade is followed, 
 and encodes with orjson. tests/test_wire.py holds the bytes equal to the SDK's, per era.
 
 The catalogue stores every announced tool already in the latest era's order (`stored_tool`), so
-a latest-era listing is encoded as it is and only the older eras reorder.
+a latest-era listing is encoded as it is and only the older eras reorder: only the values whose
+order differs there (the schemas), each distinct one once.
 """
 
 from __future__ import annotations
