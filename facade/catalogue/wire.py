@@ -99,7 +99,7 @@ def tools_array(tools: Sequence[Tool], era: str = STORED_ERA) -> bytes:
     # (facade/catalogue/announced.py): each is shaped once per array, and encoded once when tools
     # share it; the rest of every tool is written as it is. At 10,449 tools with 381 distinct
     # schemas, shaping every tool whole and encoding the result took 18-35 ms in process, this
-    # 5-17; with every schema its own, 20-58 and 14-54 (2026-12-07, alternating processes).
+    # 5-17; with every schema its own, 19.5-58 and 14-54 (2026-12-07, two processes each).
     out = list(tools)
     for key, shape in changed:
         done: dict[int, dict[str, Any] | orjson.Fragment] = {}  # by id: `tools` holds each value while this runs
