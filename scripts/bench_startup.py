@@ -11,6 +11,11 @@ baseline alternate start by start, their order swapped every round, so a busy ma
 alike; only the ratios of one run count. After each timed start the server is asked for its tools
 and the benchmark fails on a wrong answer (an error, a missing tool), never on a figure.
 
+A third side, started in the same rounds, is the floor: the SDK's `MCPServer` with no tools, no
+domains and no database (scripts/benchkit.py `serve_empty`), what starting any server on this SDK
+and HTTP stack takes on the machine. The goals are seconds, and a machine on which the empty
+server alone takes most of them shows it here; "facade - empty" is what the facade adds to it.
+
     python scripts/bench_startup.py            # full: 5 rounds, ~5 minutes on a busy 2-core machine
     python scripts/bench_startup.py --short    # CI: one round
     python scripts/bench_startup.py --before /tmp/old   # also the facade of another checkout, alternating
@@ -44,6 +49,7 @@ from benchkit import (  # noqa: E402
     INITIALIZED,
     LoopbackServer,
     baseline_server,
+    empty_server,
     facade_server,
     fresh_workdir,
     jsonrpc,
@@ -59,7 +65,8 @@ RATIO_TARGET = 2.0
 # Issue 17's goals, wall seconds at 449 capabilities: healthy warm and fresh, initialize answered.
 GOALS = {"serve warm": 2.0, "serve first": 4.0, "stdio warm": 2.0, "stdio first": 2.0}
 STDIO_AGENT = "atlas"
-SIDES = ("facade", "baseline")
+SIDES = ("facade", "baseline", "empty")
+SDK_SIDES = ("baseline", "empty")  # the identity rides nowhere: no agents, no /healthz
 # `--before DIR`: a third side, the facade imported from another checkout (`git worktree add DIR
 # REV`), started the same way in the same rounds: a change's before/after on one machine.
 BEFORE: dict[str, str] = {}
@@ -144,9 +151,9 @@ def side_env(side: str) -> dict[str, str]:
 
 
 def stdio_argv(side: str) -> list[str]:
-    if side != "baseline":
+    if side not in SDK_SIDES:
         return [sys.executable, "-m", "facade.cli", "stdio", "--agent", STDIO_AGENT]
-    return [sys.executable, str(Path(__file__).resolve().parent / "benchkit.py"), "baseline", "--stdio"]
+    return [sys.executable, str(Path(__file__).resolve().parent / "benchkit.py"), side, "--stdio"]
 
 
 def start_stdio(side: str, workdir: Path) -> Start:
@@ -169,7 +176,7 @@ def start_stdio(side: str, workdir: Path) -> Start:
 
 
 def start_http(side: str, workdir: Path) -> Start:
-    make = baseline_server if side == "baseline" else facade_server
+    make = {"baseline": baseline_server, "empty": empty_server}.get(side, facade_server)
     started = time.perf_counter()
     server = make(workdir, side_env(side)).launch()
     try:
@@ -182,9 +189,9 @@ def start_http(side: str, workdir: Path) -> Start:
 
 def _listed_http(server: LoopbackServer, side: str) -> tuple[int, str | None]:
     """The number of tools a runtime caller lists (the whole catalogue), and what is wrong."""
-    auth = {"Authorization": f"Bearer {DEV['runtime']}"} if side != "baseline" else {}
+    auth = {"Authorization": f"Bearer {DEV['runtime']}"} if side not in SDK_SIDES else {}
     with httpx2.Client(timeout=120) as client:
-        if side != "baseline":
+        if side not in SDK_SIDES:
             health = client.get(f"{server.base}/healthz")
             if health.status_code != 200 or health.json().get("status") != "ok":
                 return 0, f"/healthz: HTTP {health.status_code} {health.text[:200]}"
@@ -228,7 +235,7 @@ def run(rounds: int) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
     rows = []
     for scenario in SCENARIOS:
-        f, b = samples[scenario, "facade"], samples[scenario, "baseline"]
+        f, b, e = samples[scenario, "facade"], samples[scenario, "baseline"], samples[scenario, "empty"]
         rows.append({
             "scenario": scenario,
             "facade_s": f.seconds, "baseline_s": b.seconds,
@@ -237,6 +244,8 @@ def run(rounds: int) -> dict[str, Any]:
             "facade_cpu_median_s": statistics.median(f.cpu), "baseline_cpu_median_s": statistics.median(b.cpu),
             "cpu_ratio": statistics.median(f.cpu) / statistics.median(b.cpu),
             "facade_tools": sorted({s.tools for s in f.starts}), "baseline_tools": sorted({s.tools for s in b.starts}),
+            "empty_s": e.seconds, "empty_median_s": statistics.median(e.seconds), "empty_cpu_median_s": statistics.median(e.cpu),
+            "empty_tools": sorted({s.tools for s in e.starts}),
         })
         if BEFORE:
             before = samples[scenario, "before"]
@@ -260,6 +269,9 @@ def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
     agent = {n for r in rows if r["scenario"].startswith("stdio") for n in facades(r)}
     if len(agent) != 1 or 0 in agent:
         problems.append(f"facade stdio as {STDIO_AGENT} listed {sorted(agent)} tools across starts")
+    empty = {n for r in rows for n in r["empty_tools"]}
+    if empty != {0}:
+        problems.append(f"the empty MCPServer listed {sorted(empty)} tools across starts")
     return problems
 
 
@@ -329,21 +341,24 @@ def print_report(report: dict[str, Any], command: str) -> None:
     print(f"rounds={report['rounds']}  medians; cpu: CPU seconds the server had used when it answered")
     print()
     head = (f"{'scenario':<12} {'facade s':>9} {'baseline s':>11} {'f/b':>6} {'facade cpu':>11} {'baseline cpu':>13} {'f/b':>6} "
-            f"{'tools f/b':>10}  wall s of each start (facade | baseline)")
+            f"{'empty s':>8} {'f-e s':>6} {'tools f/b':>10}  wall s of each start (facade | baseline | empty)")
     print(head)
     print("-" * (len(head) + 30))
     for r in report["rows"]:
         tools = f"{','.join(map(str, r['facade_tools']))}/{','.join(map(str, r['baseline_tools']))}"
-        runs = " ".join(f"{x:.1f}" for x in r["facade_s"]) + " | " + " ".join(f"{x:.1f}" for x in r["baseline_s"])
+        runs = " | ".join(" ".join(f"{x:.1f}" for x in r[f"{side}_s"]) for side in SIDES)
         print(f"{r['scenario']:<12} {r['facade_median_s']:>9.2f} {r['baseline_median_s']:>11.2f} {r['ratio']:>6.2f} "
-              f"{r['facade_cpu_median_s']:>11.2f} {r['baseline_cpu_median_s']:>13.2f} {r['cpu_ratio']:>6.2f} {tools:>10}  {runs}")
+              f"{r['facade_cpu_median_s']:>11.2f} {r['baseline_cpu_median_s']:>13.2f} {r['cpu_ratio']:>6.2f} "
+              f"{r['empty_median_s']:>8.2f} {r['facade_median_s'] - r['empty_median_s']:>6.2f} {tools:>10}  {runs}")
+    print("empty: the SDK's MCPServer with no tools, domains or database (the stack's own start); f-e: the facade's seconds over it")
     print()
     for r in report["rows"]:
         verdict = "MET" if r["ratio"] <= RATIO_TARGET else "NOT MET"
         goal = GOALS[r["scenario"]]
         met = "MET" if r["facade_median_s"] <= goal else "NOT MET"
         print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} (wall {r['ratio']:.2f}, cpu {r['cpu_ratio']:.2f}); "
-              f"facade <= {goal:g} s: {met} (wall {r['facade_median_s']:.2f} s, cpu {r['facade_cpu_median_s']:.2f} s)")
+              f"facade <= {goal:g} s: {met} (wall {r['facade_median_s']:.2f} s, cpu {r['facade_cpu_median_s']:.2f} s; "
+              f"the empty MCPServer {r['empty_median_s']:.2f} s)")
     if BEFORE:
         print(f"\nthe facade now against the facade of {BEFORE['path']}, the same rounds (medians):")
         for r in report["rows"]:

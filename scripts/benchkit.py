@@ -286,6 +286,12 @@ def baseline_server(workdir: Path, env: dict[str, str] | None = None, name: str 
     return LoopbackServer(workdir, env=dict(env or {}), name=name, argv=argv, health="/mcp")
 
 
+def empty_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackServer:
+    """`serve_empty` on a free port (scripts/bench_startup.py's floor)."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "empty"]
+    return LoopbackServer(workdir, env=dict(env or {}), name="empty", argv=argv, health="/mcp")
+
+
 def fresh_workdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))
 
@@ -399,6 +405,19 @@ def serve_baseline(port: int | None) -> None:
 
         pin(os.environ["BENCH_BASELINE_AFFINITY"], scope=Settings().cpu_claims_scope)  # workdir_env's, read as the facade reads it
     print(f"baseline: MCPServer with {tools} tools on {f'127.0.0.1:{port}' if port else 'stdio'}", file=sys.stderr)
+    _run_sdk_server(server, port)
+
+
+def serve_empty(port: int | None) -> None:
+    """MCPServer with no tools, no domains and no database, over streamable HTTP on `port` or
+    over stdin/stdout: what starting any server on this SDK and HTTP stack costs on the machine,
+    the floor under scripts/bench_startup.py's seconds."""
+    from mcp.server.mcpserver import MCPServer
+
+    _run_sdk_server(MCPServer("empty"), port)
+
+
+def _run_sdk_server(server: Any, port: int | None) -> None:
     if port is None:
         server.run("stdio")
         return
@@ -428,5 +447,9 @@ if __name__ == "__main__":
         serve_fastmcp(int(sys.argv[3]))
     elif sys.argv[1:] == ["baseline", "--stdio"]:
         serve_baseline(None)
+    elif len(sys.argv) == 4 and sys.argv[1] == "empty" and sys.argv[2] == "--port":
+        serve_empty(int(sys.argv[3]))
+    elif sys.argv[1:] == ["empty", "--stdio"]:
+        serve_empty(None)
     else:
-        sys.exit("usage: python scripts/benchkit.py baseline (--port PORT | --stdio) | fastmcp --port PORT")
+        sys.exit("usage: python scripts/benchkit.py (baseline | empty) (--port PORT | --stdio) | fastmcp --port PORT")
