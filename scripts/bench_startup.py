@@ -16,7 +16,7 @@ domains and no database (scripts/benchkit.py `serve_empty`), what starting any s
 and HTTP stack takes on the machine. The goals are seconds, and a machine on which the empty
 server alone takes most of them shows it here; "facade - empty" is what the facade adds to it.
 
-    python scripts/bench_startup.py            # full: 5 rounds, ~5 minutes on a busy 2-core machine
+    python scripts/bench_startup.py            # full: 5 rounds, ~6 minutes on a busy 2-core machine
     python scripts/bench_startup.py --short    # CI: one round
     python scripts/bench_startup.py --before /tmp/old   # also the facade of another checkout, alternating
 """
@@ -24,6 +24,7 @@ server alone takes most of them shows it here; "facade - empty" is what the faca
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import queue
@@ -48,8 +49,7 @@ from benchkit import (  # noqa: E402
     INITIALIZE,
     INITIALIZED,
     LoopbackServer,
-    baseline_server,
-    empty_server,
+    sdk_server,
     facade_server,
     fresh_workdir,
     jsonrpc,
@@ -66,8 +66,8 @@ RATIO_TARGET = 2.0
 GOALS = {"serve warm": 2.0, "serve first": 4.0, "stdio warm": 2.0, "stdio first": 2.0}
 STDIO_AGENT = "atlas"
 SIDES = ("facade", "baseline", "empty")
-SDK_SIDES = ("baseline", "empty")  # the identity rides nowhere: no agents, no /healthz
-# `--before DIR`: a third side, the facade imported from another checkout (`git worktree add DIR
+SDK_SIDES = ("baseline", "empty")  # scripts/benchkit.py's kinds: no agents, no /healthz
+# `--before DIR`: a fourth side, the facade imported from another checkout (`git worktree add DIR
 # REV`), started the same way in the same rounds: a change's before/after on one machine.
 BEFORE: dict[str, str] = {}
 SCENARIOS = ("serve first", "serve warm", "stdio first", "stdio warm")
@@ -176,8 +176,8 @@ def start_stdio(side: str, workdir: Path) -> Start:
 
 
 def start_http(side: str, workdir: Path) -> Start:
-    make = {"baseline": baseline_server, "empty": empty_server}.get(side, facade_server)
     started = time.perf_counter()
+    make = functools.partial(sdk_server, kind=side) if side in SDK_SIDES else facade_server
     server = make(workdir, side_env(side)).launch()
     try:
         server.wait(TIMEOUT)
@@ -217,7 +217,7 @@ def run(rounds: int) -> dict[str, Any]:
     load_before = os.getloadavg()
     reference_ms = reference_loop_ms()
     shared = fresh_workdir("bench-startup-warm-")
-    # The facade and the baseline share a warm folder (the baseline keeps nothing there). A facade
+    # The facade and the SDK's servers share a warm folder (neither SDK side keeps anything there). A facade
     # of another checkout has one of its own: its announced tools are kept under the fingerprint
     # of its own files (facade/catalogue/announced.py), and one file for both had every warm
     # start of each derive them again.
@@ -259,8 +259,9 @@ def run(rounds: int) -> dict[str, Any]:
 
 
 def _wrong_counts(rows: list[dict[str, Any]]) -> list[str]:
-    """Every HTTP start of every side lists the same whole catalogue; every stdio facade start
-    (either checkout's) lists the same (the agent's view) and the stdio baseline the whole catalogue."""
+    """Every HTTP start of the facade (either checkout's) and the baseline lists the same whole
+    catalogue; every stdio facade start lists the same (the agent's view) and the stdio baseline
+    the whole catalogue; every start of the empty server lists none."""
     def facades(r: dict[str, Any]) -> list[int]:
         return [*r["facade_tools"], *r.get("before_tools", [])]
 
@@ -358,7 +359,7 @@ def print_report(report: dict[str, Any], command: str) -> None:
         met = "MET" if r["facade_median_s"] <= goal else "NOT MET"
         print(f"{r['scenario']:<12} target facade/baseline <= {RATIO_TARGET}: {verdict} (wall {r['ratio']:.2f}, cpu {r['cpu_ratio']:.2f}); "
               f"facade <= {goal:g} s: {met} (wall {r['facade_median_s']:.2f} s, cpu {r['facade_cpu_median_s']:.2f} s; "
-              f"the empty MCPServer {r['empty_median_s']:.2f} s)")
+              f"the empty MCPServer {r['empty_median_s']:.2f} s, cpu {r['empty_cpu_median_s']:.2f} s)")
     if BEFORE:
         print(f"\nthe facade now against the facade of {BEFORE['path']}, the same rounds (medians):")
         for r in report["rows"]:

@@ -4,7 +4,8 @@ of both protocol eras (plain HTTP, no SDK client), and percentiles. tests/suppor
 `python scripts/benchkit.py baseline --port P` serves scripts/baseline.py's MCPServer with
 uvicorn (`baseline --stdio`: over stdin/stdout), on the database that `FACADE_DATA_DIR` /
 `FACADE_DATABASE_URL` point at (the one the facade under test already migrated and seeded), so
-both sides run the same handlers on the same rows.
+both sides run the same handlers on the same rows. `empty --port P` (or `--stdio`) serves the
+SDK's MCPServer with no tools at all: scripts/bench_startup.py's floor.
 """
 
 from __future__ import annotations
@@ -281,15 +282,15 @@ def facade_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackS
     return LoopbackServer(workdir, env=dict(env or {}))
 
 
+def sdk_server(workdir: Path, env: dict[str, str] | None = None, kind: str = "baseline", name: str | None = None) -> LoopbackServer:
+    """`python scripts/benchkit.py KIND` on a free port: `baseline`, the MCPServer of the same
+    capabilities, or `empty`, the MCPServer of none."""
+    argv = [sys.executable, str(Path(__file__).resolve()), kind]
+    return LoopbackServer(workdir, env=dict(env or {}), name=name or kind, argv=argv, health="/mcp")
+
+
 def baseline_server(workdir: Path, env: dict[str, str] | None = None, name: str = "baseline") -> LoopbackServer:
-    argv = [sys.executable, str(Path(__file__).resolve()), "baseline"]
-    return LoopbackServer(workdir, env=dict(env or {}), name=name, argv=argv, health="/mcp")
-
-
-def empty_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackServer:
-    """`serve_empty` on a free port (scripts/bench_startup.py's floor)."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "empty"]
-    return LoopbackServer(workdir, env=dict(env or {}), name="empty", argv=argv, health="/mcp")
+    return sdk_server(workdir, env, "baseline", name)
 
 
 def fresh_workdir(prefix: str) -> Path:
@@ -421,23 +422,23 @@ def _run_sdk_server(server: Any, port: int | None) -> None:
     if port is None:
         server.run("stdio")
         return
+    _run_http(server.streamable_http_app(), port)
+
+
+def _run_http(app: Any, port: int) -> None:
     import uvicorn
 
     from facade.cli.httpstack import http_stack
 
     # The facade's loop and HTTP implementation, so that the comparison is of the servers alone.
-    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning", **http_stack().uvicorn_options())
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", **http_stack().uvicorn_options())
 
 
 def serve_fastmcp(port: int) -> None:
     """FastMCP over streamable HTTP on `port` (scripts/bench_throughput.py)."""
     server, tools = build_baseline_server("fastmcp")
     print(f"fastmcp: FastMCP with {tools} tools on 127.0.0.1:{port}", file=sys.stderr)
-    import uvicorn
-
-    from facade.cli.httpstack import http_stack
-
-    uvicorn.run(server.http_app(path="/mcp"), host="127.0.0.1", port=port, log_level="warning", **http_stack().uvicorn_options())
+    _run_http(server.http_app(path="/mcp"), port)
 
 
 if __name__ == "__main__":
