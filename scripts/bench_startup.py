@@ -49,7 +49,6 @@ from benchkit import (  # noqa: E402
     INITIALIZE,
     INITIALIZED,
     LoopbackServer,
-    sdk_server,
     facade_server,
     fresh_workdir,
     jsonrpc,
@@ -58,6 +57,7 @@ from benchkit import (  # noqa: E402
     modern_body,
     modern_headers,
     reference_loop_ms,
+    sdk_server,
     workdir_env,
 )
 
@@ -176,8 +176,8 @@ def start_stdio(side: str, workdir: Path) -> Start:
 
 
 def start_http(side: str, workdir: Path) -> Start:
-    started = time.perf_counter()
     make = functools.partial(sdk_server, kind=side) if side in SDK_SIDES else facade_server
+    started = time.perf_counter()
     server = make(workdir, side_env(side)).launch()
     try:
         server.wait(TIMEOUT)
