@@ -48,6 +48,7 @@ from benchkit import (  # noqa: E402
     REPO,
     INITIALIZE,
     INITIALIZED,
+    SDK_SERVERS,
     LoopbackServer,
     facade_server,
     fresh_workdir,
@@ -65,8 +66,8 @@ RATIO_TARGET = 2.0
 # Issue 17's goals, wall seconds at 449 capabilities: healthy warm and fresh, initialize answered.
 GOALS = {"serve warm": 2.0, "serve first": 4.0, "stdio warm": 2.0, "stdio first": 2.0}
 STDIO_AGENT = "atlas"
-SIDES = ("facade", "baseline", "empty")
-SDK_SIDES = ("baseline", "empty")  # scripts/benchkit.py's kinds: no agents, no /healthz
+SDK_SIDES = tuple(SDK_SERVERS)  # the SDK's own servers (scripts/benchkit.py): no agents, no /healthz
+SIDES = ("facade", *SDK_SIDES)
 # `--before DIR`: a fourth side, the facade imported from another checkout (`git worktree add DIR
 # REV`), started the same way in the same rounds: a change's before/after on one machine.
 BEFORE: dict[str, str] = {}

@@ -283,8 +283,8 @@ def facade_server(workdir: Path, env: dict[str, str] | None = None) -> LoopbackS
 
 
 def sdk_server(workdir: Path, env: dict[str, str] | None = None, kind: str = "baseline", name: str | None = None) -> LoopbackServer:
-    """`python scripts/benchkit.py KIND` on a free port: `baseline`, the MCPServer of the same
-    capabilities, or `empty`, the MCPServer of none."""
+    """`python scripts/benchkit.py KIND` on a free port, KIND one of `SDK_SERVERS`: `baseline`,
+    the MCPServer of the same capabilities, or `empty`, the MCPServer of none."""
     argv = [sys.executable, str(Path(__file__).resolve()), kind]
     return LoopbackServer(workdir, env=dict(env or {}), name=name or kind, argv=argv, health="/mcp")
 
@@ -441,16 +441,16 @@ def serve_fastmcp(port: int) -> None:
     _run_http(server.http_app(path="/mcp"), port)
 
 
+# The SDK's servers by kind: what `sdk_server(kind=...)` starts, over HTTP or stdio.
+SDK_SERVERS = {"baseline": serve_baseline, "empty": serve_empty}
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "baseline" and sys.argv[2] == "--port":
-        serve_baseline(int(sys.argv[3]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "fastmcp" and sys.argv[2] == "--port":
-        serve_fastmcp(int(sys.argv[3]))
-    elif sys.argv[1:] == ["baseline", "--stdio"]:
-        serve_baseline(None)
-    elif len(sys.argv) == 4 and sys.argv[1] == "empty" and sys.argv[2] == "--port":
-        serve_empty(int(sys.argv[3]))
-    elif sys.argv[1:] == ["empty", "--stdio"]:
-        serve_empty(None)
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] in SDK_SERVERS and args[1] == "--port":
+        SDK_SERVERS[args[0]](int(args[2]))
+    elif len(args) == 2 and args[0] in SDK_SERVERS and args[1] == "--stdio":
+        SDK_SERVERS[args[0]](None)
+    elif len(args) == 3 and args[0] == "fastmcp" and args[1] == "--port":
+        serve_fastmcp(int(args[2]))
     else:
-        sys.exit("usage: python scripts/benchkit.py (baseline | empty) (--port PORT | --stdio) | fastmcp --port PORT")
+        sys.exit(f"usage: python scripts/benchkit.py ({' | '.join(SDK_SERVERS)}) (--port PORT | --stdio) | fastmcp --port PORT")

@@ -3,8 +3,8 @@
 The `tools/list` handler lets the SDK build, check and encode the whole response around a short
 placeholder string; the `Splice` wrapper around the `/mcp` app then sends the array's bytes in
 that placeholder's place as they leave (a whole answer as three parts: the body before it, the
-array itself, the body after it; a stream's event as one message). Encoding 449 tools again on every request was most of what a
-listing cost once the array itself was computed once per view.
+array itself, the body after it; a stream's event as one message). Encoding 449 tools again on
+every request was most of what a listing cost once the array itself was computed once per view.
 
 The placeholder is random per request and registered in that request's ASGI scope, so only the
 response to that request is touched, and no text a tool returns can ever trigger it.
